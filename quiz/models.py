@@ -1,0 +1,326 @@
+"""Content (source documents, question sets, decks) and learners' quiz attempts.
+
+Room is left for what later work adds: topics (a many-to-many on Question and Card),
+scheduling state (a per-user row keyed by the item), classes and assignments (an
+optional link from Attempt to an assignment).
+"""
+
+import random
+from datetime import timedelta
+
+from django.contrib.auth.models import AbstractUser
+from django.db import IntegrityError, models, transaction
+from django.db.models import Count, OuterRef, Q, Subquery
+from django.urls import reverse
+from django.utils import timezone
+
+# An answer given after a longer pause than this is not "time spent" on the question:
+# the learner walked away and resumed later, so the time is capped.
+MAX_SECONDS_PER_QUESTION = 30 * 60
+
+
+class User(AbstractUser):
+    """A learner (and, later, an instructor). Custom from the start so fields can be added."""
+
+    time_zone = models.CharField(max_length=64, default="UTC")
+
+
+class SourceDocument(models.Model):
+    """A plain-text document that content was imported from, identified by its file name."""
+
+    class Kind(models.TextChoices):
+        QUIZ = "quiz", "Multiple-choice quiz"
+        DECK = "deck", "Flashcard deck"
+
+    file_name = models.CharField(max_length=255, unique=True)
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    title = models.CharField(max_length=255)
+    checksum = models.CharField(max_length=64, help_text="SHA-256 of the document's bytes")
+    imported_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self):
+        return self.file_name
+
+
+class QuestionSetQuerySet(models.QuerySet):
+    def with_progress_for(self, user):
+        """Annotate each set with its question count and, for a signed-in user, their
+        best finished score and the id of an attempt they can resume. One query."""
+        sets = self.annotate(question_count=Count("questions", distinct=True))
+        if not user.is_authenticated:
+            return sets
+        mine = Attempt.objects.filter(user=user, question_set=OuterRef("pk"))
+        best = mine.filter(finished_at__isnull=False).order_by("-correct_count", "-finished_at")
+        return sets.annotate(
+            best_correct=Subquery(best.values("correct_count")[:1]),
+            best_total=Subquery(best.values("question_count")[:1]),
+            open_attempt_id=Subquery(mine.filter(finished_at__isnull=True).values("pk")[:1]),
+        )
+
+
+class QuestionSet(models.Model):
+    title = models.CharField(max_length=255)
+    source = models.OneToOneField(
+        SourceDocument, null=True, blank=True, on_delete=models.SET_NULL, related_name="question_set"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = QuestionSetQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["title", "pk"]
+
+    def __str__(self):
+        return self.title
+
+
+class Question(models.Model):
+    question_set = models.ForeignKey(QuestionSet, on_delete=models.CASCADE, related_name="questions")
+    # Stable across edits of the text ("Question 3" stays q3), so re-importing updates in place
+    # and keeps every attempt that refers to the question.
+    key = models.CharField(max_length=64)
+    position = models.PositiveIntegerField()
+    stem = models.TextField()
+    explanation = models.TextField(blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["question_set", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["question_set", "key"], name="question_key_unique_in_set"),
+        ]
+
+    def __str__(self):
+        return self.stem[:80]
+
+    @property
+    def correct_choice(self):
+        return next((choice for choice in self.choices.all() if choice.is_correct), None)
+
+
+class Choice(models.Model):
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="choices")
+    text = models.TextField()
+    is_correct = models.BooleanField(default=False)
+    position = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["question", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["question"], condition=Q(is_correct=True), name="one_correct_choice_per_question"
+            ),
+        ]
+
+    def __str__(self):
+        return self.text[:80]
+
+
+class Deck(models.Model):
+    title = models.CharField(max_length=255)
+    source = models.OneToOneField(
+        SourceDocument, null=True, blank=True, on_delete=models.SET_NULL, related_name="deck"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["title", "pk"]
+
+    def __str__(self):
+        return self.title
+
+
+class Card(models.Model):
+    deck = models.ForeignKey(Deck, on_delete=models.CASCADE, related_name="cards")
+    key = models.CharField(max_length=64)
+    position = models.PositiveIntegerField()
+    front = models.TextField()
+    back = models.TextField()
+    misconception = models.TextField(blank=True)
+    correction = models.TextField(blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["deck", "position"]
+        constraints = [models.UniqueConstraint(fields=["deck", "key"], name="card_key_unique_in_deck")]
+
+    def __str__(self):
+        return self.front[:80]
+
+
+def shuffled(items, rng):
+    return rng.sample(items, k=len(items))
+
+
+class AttemptQuerySet(models.QuerySet):
+    def for_user(self, user):
+        return self.filter(user=user)
+
+    def unfinished(self):
+        return self.filter(finished_at__isnull=True)
+
+    def finished(self):
+        return self.filter(finished_at__isnull=False)
+
+    def start_or_resume(self, *, user, question_set, feedback=None, rng=random):
+        """Return the learner's open attempt on this set, or start one with its own shuffle.
+
+        At most one open attempt per learner and set (a database constraint), so two tabs
+        clicking Start at once end up in the same attempt.
+        """
+        existing = self.for_user(user).unfinished().filter(question_set=question_set).first()
+        if existing:
+            return existing, False
+        questions = list(question_set.questions.prefetch_related("choices"))
+        try:
+            with transaction.atomic():
+                attempt = self.create(
+                    user=user,
+                    question_set=question_set,
+                    feedback=feedback or Attempt.Feedback.IMMEDIATE,
+                    question_count=len(questions),
+                )
+                AttemptQuestion.objects.bulk_create(
+                    AttemptQuestion(
+                        attempt=attempt,
+                        question=question,
+                        position=position,
+                        choice_order=shuffled([choice.pk for choice in question.choices.all()], rng),
+                    )
+                    for position, question in enumerate(questions, start=1)
+                )
+        except IntegrityError:
+            return self.for_user(user).unfinished().get(question_set=question_set), False
+        return attempt, True
+
+
+class Attempt(models.Model):
+    """One run of a learner through a question set, in the order and shuffle stored on its slots."""
+
+    class Feedback(models.TextChoices):
+        IMMEDIATE = "immediate", "Right after each answer"
+        DEFERRED = "deferred", "At the end of the attempt"
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="attempts")
+    question_set = models.ForeignKey(QuestionSet, on_delete=models.CASCADE, related_name="attempts")
+    feedback = models.CharField(max_length=16, choices=Feedback.choices, default=Feedback.IMMEDIATE)
+    started_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    question_count = models.PositiveIntegerField(default=0)
+    correct_count = models.PositiveIntegerField(default=0)
+
+    objects = AttemptQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-started_at", "-pk"]
+        indexes = [
+            models.Index(fields=["user", "-started_at"], name="attempt_user_recent"),
+            models.Index(fields=["user", "question_set", "finished_at"], name="attempt_user_set"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "question_set"],
+                condition=Q(finished_at__isnull=True),
+                name="one_open_attempt_per_user_and_set",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.user} on {self.question_set} ({self.started_at:%Y-%m-%d %H:%M})"
+
+    def get_absolute_url(self):
+        return reverse("attempt", args=[self.pk])
+
+    @property
+    def is_finished(self):
+        return self.finished_at is not None
+
+    @property
+    def shows_feedback_per_question(self):
+        return self.feedback == self.Feedback.IMMEDIATE
+
+    @property
+    def score_percent(self):
+        if not self.question_count:
+            return 0
+        return round(100 * self.correct_count / self.question_count)
+
+    @property
+    def duration(self):
+        if self.finished_at is None:
+            return None
+        return self.finished_at - self.started_at
+
+    def next_unanswered_slot(self):
+        return self.slots.filter(answered_at__isnull=True).order_by("position").first()
+
+    def record_answer(self, slot, choice, *, now=None):
+        """Save the learner's choice on a slot; return True if this call recorded it.
+
+        The conditional UPDATE is the guard against double submits (double click, back
+        button, two tabs): only the first one finds the slot unanswered, later ones
+        change nothing. Answering the last slot finishes the attempt.
+        """
+        if slot.attempt_id != self.pk or choice.pk not in slot.choice_order:
+            raise ValueError("choice does not belong to this attempt's question")
+        now = now or timezone.now()
+        with transaction.atomic():
+            previous = self.slots.filter(answered_at__isnull=False).aggregate(last=models.Max("answered_at"))
+            since = max(filter(None, [previous["last"], self.started_at]))
+            seconds = min(max(int((now - since).total_seconds()), 0), MAX_SECONDS_PER_QUESTION)
+            recorded = AttemptQuestion.objects.filter(pk=slot.pk, answered_at__isnull=True).update(
+                chosen_choice=choice, is_correct=choice.is_correct, answered_at=now, seconds_spent=seconds
+            )
+            if recorded and not self.slots.filter(answered_at__isnull=True).exists():
+                self.finish(now=now)
+        slot.refresh_from_db()
+        return bool(recorded)
+
+    def finish(self, *, now=None):
+        """Close the attempt and store its score, counted by the database from the slots."""
+        now = now or timezone.now()
+        correct = self.slots.filter(is_correct=True).count()
+        Attempt.objects.filter(pk=self.pk, finished_at__isnull=True).update(finished_at=now, correct_count=correct)
+        self.refresh_from_db(fields=["finished_at", "correct_count"])
+
+
+class AttemptQuestion(models.Model):
+    """One question of an attempt as the learner saw it (choice order) and answered it.
+
+    The answer lives on the slot, so one question of one attempt has at most one answer.
+    `is_correct` is stored when answering: the grade stays as given even if the source
+    document later changes which choice is right.
+    """
+
+    attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="slots")
+    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="slots")
+    position = models.PositiveIntegerField()
+    choice_order = models.JSONField(help_text="Choice ids in the order shown to the learner")
+    chosen_choice = models.ForeignKey(Choice, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    is_correct = models.BooleanField(null=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+    seconds_spent = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["attempt", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["attempt", "position"], name="slot_position_unique"),
+            models.UniqueConstraint(fields=["attempt", "question"], name="slot_question_unique"),
+        ]
+        indexes = [models.Index(fields=["question", "answered_at"], name="slot_question_answered")]
+
+    def __str__(self):
+        return f"{self.attempt_id} #{self.position}"
+
+    @property
+    def is_answered(self):
+        return self.answered_at is not None
+
+    @property
+    def time_spent(self):
+        return None if self.seconds_spent is None else timedelta(seconds=self.seconds_spent)
+
+    def choices_in_order(self):
+        """The question's choices in the order this learner saw them (needs prefetched choices)."""
+        by_id = {choice.pk: choice for choice in self.question.choices.all()}
+        return [by_id[pk] for pk in self.choice_order if pk in by_id]
