@@ -1,7 +1,146 @@
-def home(request): ...
-def signup(request): ...
-def start_attempt(request, set_id): ...
-def attempt_list(request): ...
-def attempt(request, attempt_id): ...
-def attempt_question(request, attempt_id, position): ...
-def attempt_results(request, attempt_id): ...
+"""Learner pages: home, sign-up, taking a quiz one question at a time, results, history.
+
+Each view reads like the request's story: decorators for method and login, a scoped
+fetch that 404s on anything the user may not see, a form to validate, one model verb,
+then a redirect (plain form post) or a partial of the same template (HTMX).
+"""
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.conf import settings
+from django.core.paginator import Paginator
+from django.db.models import Prefetch
+from django.http import HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django_htmx.http import HttpResponseClientRedirect, push_url
+from django.views.decorators.http import require_http_methods, require_POST
+
+from .forms import AnswerForm, SignUpForm, StartAttemptForm
+from .models import Attempt, AttemptQuestion, Choice, Deck, QuestionSet
+
+
+def _get_attempt_for_user(request, attempt_id):
+    """The signed-in learner's own attempt, or 404: nobody else's attempts exist for them."""
+    return get_object_or_404(
+        Attempt.objects.for_user(request.user).select_related("question_set"), pk=attempt_id
+    )
+
+
+def _get_slot(attempt, position):
+    """One question of the attempt with its choices, or 404 for a position outside it."""
+    slots = AttemptQuestion.objects.filter(attempt=attempt).select_related("question", "chosen_choice")
+    slot = get_object_or_404(
+        slots.prefetch_related(Prefetch("question__choices", queryset=Choice.objects.order_by("position"))),
+        position=position,
+    )
+    slot.attempt = attempt  # already loaded; saves a query in the template
+    return slot
+
+
+def home(request):
+    question_sets = QuestionSet.objects.with_progress_for(request.user)
+    decks = Deck.objects.all()
+    return render(request, "quiz/home.html", {"question_sets": question_sets, "decks": decks})
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request):
+    if request.user.is_authenticated:
+        return redirect("home")
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, f"Welcome, {user.username}! Pick a question set to start.")
+        return redirect("home")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+@require_POST
+@login_required
+def start_attempt(request, set_id):
+    question_set = get_object_or_404(QuestionSet, pk=set_id)
+    form = StartAttemptForm(request.POST)
+    if not form.is_valid():
+        return HttpResponseBadRequest("Unknown feedback mode.")
+    attempt, _ = Attempt.objects.start_or_resume(
+        user=request.user, question_set=question_set, feedback=form.cleaned_data["feedback"]
+    )
+    return redirect(attempt)
+
+
+@login_required
+def attempt(request, attempt_id):
+    """Where an attempt stands: the next unanswered question, or the results."""
+    attempt = _get_attempt_for_user(request, attempt_id)
+    slot = None if attempt.is_finished else attempt.next_unanswered_slot()
+    if slot is None:
+        if not attempt.is_finished:  # every slot answered but never closed
+            attempt.finish()
+        return _navigate(request, reverse("attempt_results", args=[attempt.pk]))
+    return redirect("attempt_question", attempt_id=attempt.pk, position=slot.position)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def attempt_question(request, attempt_id, position):
+    """One question: the form while unanswered, then its feedback and a Next link.
+
+    A POST answers and redirects back here (post/redirect/get), so reloads and the back
+    button never resubmit; HTMX follows the redirect and swaps in the feedback partial.
+    """
+    attempt = _get_attempt_for_user(request, attempt_id)
+    slot = _get_slot(attempt, position)
+    form = AnswerForm(slot, request.POST if request.method == "POST" else None)
+    if request.method == "POST" and not slot.is_answered:
+        if attempt.is_finished:
+            return HttpResponseBadRequest("This attempt is finished; it takes no more answers.")
+        if not form.is_valid():
+            return _render_question(request, attempt, slot, form, status=400)
+        attempt.record_answer(slot, form.cleaned_data["choice"])
+    deferred = not attempt.shows_feedback_per_question
+    if slot.is_answered and deferred and (request.method == "POST" or not attempt.is_finished):
+        return redirect(attempt)  # deferred feedback: straight on to the next question or the results
+    if request.method == "POST":
+        return redirect("attempt_question", attempt_id=attempt.pk, position=slot.position)
+    if attempt.is_finished and not slot.is_answered:
+        return _navigate(request, reverse("attempt_results", args=[attempt.pk]))
+    return _render_question(request, attempt, slot, form)
+
+
+def _render_question(request, attempt, slot, form, status=200):
+    template = "quiz/attempt_question.html"
+    if request.htmx:
+        template += "#question-card"
+    context = {"attempt": attempt, "slot": slot, "form": form, "choices": slot.choices_in_order()}
+    response = render(request, template, context, status=status)
+    if request.htmx and status == 200:
+        push_url(response, reverse("attempt_question", args=[attempt.pk, slot.position]))
+    return response
+
+
+def _navigate(request, url):
+    """Go to a full page: HTMX must leave the fragment it is swapping and load the page."""
+    if request.htmx:
+        return HttpResponseClientRedirect(url)
+    return redirect(url)
+
+
+@login_required
+def attempt_results(request, attempt_id):
+    attempt = _get_attempt_for_user(request, attempt_id)
+    if not attempt.is_finished:
+        return redirect(attempt)
+    slots = attempt.slots.select_related("question", "chosen_choice").prefetch_related(
+        Prefetch("question__choices", queryset=Choice.objects.order_by("position"))
+    )
+    return render(request, "quiz/attempt_results.html", {"attempt": attempt, "slots": slots})
+
+
+@login_required
+def attempt_list(request):
+    attempts = Attempt.objects.for_user(request.user).select_related("question_set")
+    page = Paginator(attempts, settings.QUIZ_PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "quiz/attempt_list.html", {"page": page})

@@ -1,0 +1,207 @@
+"""Taking a quiz as a learner, with plain form posts and with HTMX."""
+
+import random
+import re
+
+import pytest
+from django.urls import reverse
+
+from quiz.models import Attempt
+from tests.factories import correct_choice, make_question_set, start_attempt, wrong_choice
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def question_url(attempt, position):
+    return reverse("attempt_question", args=[attempt.pk, position])
+
+
+def test_it_starts_an_attempt_and_redirects_to_the_first_question(learner_client, learner, question_set):
+    response = learner_client.post(reverse("start_attempt", args=[question_set.pk]))
+
+    attempt = Attempt.objects.get(user=learner)
+    assert response.status_code == 302
+    assert response.url == reverse("attempt", args=[attempt.pk])
+    assert learner_client.get(response.url).url == question_url(attempt, 1)
+    assert attempt.slots.count() == 3
+
+
+def test_starting_twice_resumes_the_open_attempt(learner_client, learner, question_set):
+    learner_client.post(reverse("start_attempt", args=[question_set.pk]))
+    learner_client.post(reverse("start_attempt", args=[question_set.pk]))
+
+    assert Attempt.objects.filter(user=learner).count() == 1
+
+
+def test_start_needs_post(learner_client, question_set):
+    assert learner_client.get(reverse("start_attempt", args=[question_set.pk])).status_code == 405
+
+
+def test_start_refuses_an_unknown_feedback_mode(learner_client, learner, question_set):
+    response = learner_client.post(reverse("start_attempt", args=[question_set.pk]), {"feedback": "never"})
+
+    assert response.status_code == 400
+    assert not Attempt.objects.exists()
+
+
+def test_the_question_page_shows_progress_and_the_choices_in_the_stored_order(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    slot = attempt.slots.get(position=2)
+
+    html = learner_client.get(question_url(attempt, 2)).content.decode()
+
+    assert "Question 2 of 3" in html
+    shown = [int(value) for value in re.findall(r'name="choice" value="(\d+)"', html)]
+    assert shown == slot.choice_order
+
+
+def test_choice_order_is_shuffled_per_attempt(learner, db):
+    question_set = make_question_set(questions=1, choices=6)
+    orders = {tuple(start_attempt_and_close(learner, question_set, seed)) for seed in range(8)}
+
+    assert len(orders) > 1
+
+
+def start_attempt_and_close(user, question_set, seed):
+    attempt, _ = Attempt.objects.start_or_resume(user=user, question_set=question_set, rng=random.Random(seed))
+    order = attempt.slots.get().choice_order
+    attempt.finish()
+    return order
+
+
+def test_answering_with_a_plain_post_redirects_to_feedback(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    slot = attempt.slots.get(position=1)
+    choice = wrong_choice(slot)
+
+    response = learner_client.post(question_url(attempt, 1), {"choice": choice.pk})
+
+    assert response.status_code == 302
+    assert response.url == question_url(attempt, 1)
+    html = learner_client.get(response.url).content.decode()
+    assert "Not quite." in html
+    assert correct_choice(slot).text in html
+    assert "Explanation 1." in html
+    assert 'href="%s"' % reverse("attempt", args=[attempt.pk]) in html
+
+
+def test_answering_with_htmx_returns_only_the_feedback_fragment(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    slot = attempt.slots.get(position=1)
+
+    response = learner_client.post(question_url(attempt, 1), {"choice": correct_choice(slot).pk}, follow=True, **HTMX)
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.lstrip().startswith('<section id="question-card"')
+    assert "<html" not in html
+    assert "Correct!" in html
+    assert response.headers["HX-Push-Url"] == question_url(attempt, 1)
+
+
+def test_an_empty_answer_re_renders_the_question_with_a_message(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+
+    response = learner_client.post(question_url(attempt, 1), {})
+
+    assert response.status_code == 400
+    assert "Pick one of the choices." in response.content.decode()
+    assert not attempt.slots.filter(answered_at__isnull=False).exists()
+
+
+def test_next_goes_to_the_first_unanswered_question(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    slot = attempt.slots.get(position=1)
+    attempt.record_answer(slot, correct_choice(slot))
+
+    response = learner_client.get(reverse("attempt", args=[attempt.pk]))
+
+    assert response.url == question_url(attempt, 2)
+
+
+def test_answering_the_last_question_finishes_the_attempt_with_its_score(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    for slot in attempt.slots.all():
+        choice = correct_choice(slot) if slot.position != 2 else wrong_choice(slot)
+        learner_client.post(question_url(attempt, slot.position), {"choice": choice.pk})
+
+    attempt.refresh_from_db()
+    assert attempt.is_finished
+    assert (attempt.correct_count, attempt.question_count) == (2, 3)
+    html = learner_client.get(question_url(attempt, 3)).content.decode()
+    assert reverse("attempt_results", args=[attempt.pk]) in html
+
+
+def test_the_results_page_shows_score_choices_and_explanations(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    for slot in attempt.slots.all():
+        choice = wrong_choice(slot) if slot.position == 1 else correct_choice(slot)
+        attempt.record_answer(slot, choice)
+
+    html = learner_client.get(reverse("attempt_results", args=[attempt.pk])).content.decode()
+
+    assert "2 of 3" in html
+    assert html.count("Your answer") == 3
+    for number in (1, 2, 3):
+        assert f"Explanation {number}." in html
+    assert html.count("Not quite.") == 1
+
+
+def test_an_unfinished_attempt_has_no_results_yet(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+
+    response = learner_client.get(reverse("attempt_results", args=[attempt.pk]))
+
+    assert response.url == reverse("attempt", args=[attempt.pk])
+
+
+def test_deferred_feedback_moves_on_without_revealing_the_answer(learner_client, learner, question_set):
+    learner_client.post(reverse("start_attempt", args=[question_set.pk]), {"feedback": "deferred"})
+    attempt = Attempt.objects.get(user=learner)
+    slot = attempt.slots.get(position=1)
+
+    response = learner_client.post(question_url(attempt, 1), {"choice": wrong_choice(slot).pk}, follow=True)
+
+    html = response.content.decode()
+    assert response.redirect_chain[-1][0] == question_url(attempt, 2)
+    assert "Not quite." not in html and "Correct answer" not in html
+    assert learner_client.get(question_url(attempt, 1)).url == reverse("attempt", args=[attempt.pk])
+
+
+def test_deferred_feedback_shows_everything_on_the_results(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set, feedback=Attempt.Feedback.DEFERRED)
+    for slot in attempt.slots.order_by("position"):
+        response = learner_client.post(question_url(attempt, slot.position), {"choice": correct_choice(slot).pk})
+
+    assert response.url == reverse("attempt", args=[attempt.pk])
+    assert learner_client.get(response.url).url == reverse("attempt_results", args=[attempt.pk])
+
+
+def test_the_last_deferred_answer_sends_htmx_to_the_results_page(learner_client, learner, db):
+    question_set = make_question_set(questions=1)
+    attempt = start_attempt(learner, question_set, feedback=Attempt.Feedback.DEFERRED)
+    slot = attempt.slots.get()
+
+    response = learner_client.post(question_url(attempt, 1), {"choice": correct_choice(slot).pk}, follow=True, **HTMX)
+
+    assert response.headers["HX-Redirect"] == reverse("attempt_results", args=[attempt.pk])
+
+
+def test_a_question_of_a_finished_attempt_left_unanswered_goes_to_results(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    attempt.finish()
+
+    response = learner_client.get(question_url(attempt, 1))
+
+    assert response.url == reverse("attempt_results", args=[attempt.pk])
+
+
+@pytest.mark.parametrize("page", ["attempt", "attempt_question", "attempt_results", "attempt_list"])
+def test_learner_pages_need_a_login(client, learner, question_set, page):
+    attempt = start_attempt(learner, question_set)
+    args = {"attempt": [attempt.pk], "attempt_question": [attempt.pk, 1], "attempt_results": [attempt.pk]}
+
+    response = client.get(reverse(page, args=args.get(page, [])))
+
+    assert response.status_code == 302
+    assert response.url.startswith(reverse("login"))
