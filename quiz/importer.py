@@ -1,0 +1,638 @@
+"""Reading study content from documents into the database, and writing it back out as JSON.
+
+Three document formats, told apart by their content rather than their file name:
+
+* a quiz: a title line, then blocks of `Question N: stem`, `- choice` lines (one ending in
+  `(Correct answer)`), a `Correct answer: ...` line and one explanation line;
+* a flashcard deck: a title paragraph, then blank-line separated paragraphs in groups of
+  four (question, answer, misconception, correction);
+* an export file (JSON, see `export_content`), which may hold many sets and decks.
+
+Rows are matched by stable keys (`q3` from "Question 3", `c2` for the second card), never by
+their text, so fixing a typo in a source updates the row in place and the attempts that point
+at it survive. Every problem is reported as `FILE:LINE: what is wrong`, the format editors and
+terminals turn into links.
+
+This module neither prints nor exits: the management commands own the user interface.
+"""
+
+import codecs
+import hashlib
+import json
+import json.decoder
+import json.scanner
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.db import transaction
+from django.db.models import Prefetch, ProtectedError
+from django.utils import timezone
+
+from .models import Card, Choice, Deck, Question, QuestionSet, SourceDocument
+
+QUESTION_LINE = re.compile(r"^Question (\d+):(.*)$")
+CHOICE_PREFIX = "- "
+CORRECT_MARKER = "(Correct answer)"
+ANSWER_PREFIX = "Correct answer:"
+CARD_PARTS = ("front", "back", "misconception", "correction")
+MAX_TITLE = SourceDocument._meta.get_field("title").max_length
+MAX_KEY = Question._meta.get_field("key").max_length
+
+
+class ContentError(Exception):
+    """A document that cannot be imported; `str()` is the `FILE:LINE: message` to show."""
+
+    def __init__(self, file, line, message):
+        super().__init__(message)
+        self.file, self.line, self.message = file, line, message
+
+    def __str__(self):
+        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        return f"{where}: {self.message}"
+
+
+@dataclass
+class ParsedQuestion:
+    key: str
+    stem: str
+    explanation: str
+    choices: list  # of (text, is_correct)
+    line: int
+
+
+@dataclass
+class ParsedCard:
+    key: str
+    front: str
+    back: str
+    misconception: str
+    correction: str
+    line: int
+
+
+@dataclass
+class ParsedDocument:
+    """One question set or deck, ready to save. `file` is the path as the user gave it."""
+
+    file: str
+    kind: str  # SourceDocument.Kind
+    title: str
+    file_name: str | None  # None: a set from an export file that had no source document
+    checksum: str
+    items: list
+    # A text document's checksum is of its own bytes; a set from an export file only has a
+    # checksum of its JSON entry, which must not overwrite the text checksum while unchanged.
+    checksum_of_source: bool = True
+
+
+@dataclass
+class Outcome:
+    document: ParsedDocument
+    created: int = 0
+    updated: int = 0
+    deleted: int = 0
+
+    @property
+    def changed(self):
+        return bool(self.created or self.updated or self.deleted)
+
+    def summary(self):
+        doc = self.document
+        noun = "questions" if doc.kind == SourceDocument.Kind.QUIZ else "cards"
+        counts = f"{self.created} new, {self.updated} updated"
+        if self.deleted:
+            counts += f", {self.deleted} removed"
+        return f'{doc.file}: {doc.kind} "{doc.title}": {len(doc.items)} {noun} ({counts})'
+
+
+@dataclass
+class Report:
+    outcomes: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+
+
+# Reading files ------------------------------------------------------------------------------
+
+
+def import_documents(paths, *, dry_run=False, now=None):
+    """Parse every file, then save them all in one transaction: one bad file changes nothing."""
+    report = Report()
+    documents = []
+    for path in paths:
+        parsed, warnings = read_document(path)
+        documents.extend(parsed)
+        report.warnings.extend(warnings)
+    _refuse_duplicate_identities(documents)
+    now = now or timezone.now()
+    with transaction.atomic():
+        report.outcomes = [save_document(document, now=now) for document in documents]
+        if dry_run:
+            transaction.set_rollback(True)
+    return report
+
+
+def read_document(path):
+    """Return ([ParsedDocument, ...], [warning, ...]) for one file, or raise ContentError."""
+    file = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise ContentError(file, None, f"cannot read file: {error.strerror or error}") from error
+    text = decode(data, file)
+    if not text.strip():
+        raise ContentError(file, 1, "file is empty")
+    if text.lstrip().startswith("{"):
+        return parse_export(text, file), []
+    lines = text.split("\n")
+    checksum = hashlib.sha256(data).hexdigest()
+    if any(QUESTION_LINE.match(line.strip()) for line in lines):
+        return parse_quiz(lines, file, checksum)
+    return [parse_deck(lines, file, checksum)], []
+
+
+def decode(data, file):
+    """UTF-8 text with the BOM removed and CRLF (or a lone CR) turned into LF."""
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise ContentError(file, line, f"not UTF-8 text (byte 0x{data[error.start]:02x}); save it as UTF-8") from error
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _refuse_duplicate_identities(documents):
+    # Two documents claiming the same source would silently overwrite each other in one run.
+    seen = {}
+    for document in documents:
+        identity = document.file_name or (document.kind, document.title)
+        if identity in seen:
+            name = document.file_name or f'{document.kind} "{document.title}"'
+            raise ContentError(document.file, None, f"{name} is also imported from {seen[identity]} in this run")
+        seen[identity] = document.file
+
+
+def _check_title(title, file, line):
+    if len(title) > MAX_TITLE:
+        raise ContentError(file, line, f"title is longer than {MAX_TITLE} characters")
+    return title
+
+
+# Quiz documents -----------------------------------------------------------------------------
+
+
+def parse_quiz(lines, file, checksum):
+    numbered = [(number, line.strip()) for number, line in enumerate(lines, start=1) if line.strip()]
+    title_line, title = numbered[0]
+    if QUESTION_LINE.match(title):
+        raise ContentError(file, title_line, "expected the quiz title on the first line, found a question")
+    warnings = []
+    questions = []
+    first_seen = {}
+    for start, stem_match, body in _question_blocks(numbered[1:], file, warnings):
+        key = f"q{int(stem_match.group(1))}"
+        if key in first_seen:
+            raise ContentError(
+                file, start, f"Question {stem_match.group(1)} appears twice (first on line {first_seen[key]})"
+            )
+        first_seen[key] = start
+        questions.append(_parse_question(file, start, key, stem_match.group(2).strip(), body, warnings))
+    document = ParsedDocument(
+        file, SourceDocument.Kind.QUIZ, _check_title(title, file, title_line), Path(file).name, checksum, questions
+    )
+    return [document], warnings
+
+
+def _question_blocks(numbered, file, warnings):
+    """Yield (line number, `Question N:` match, [(number, line), ...]) per question."""
+    block = None
+    for number, line in numbered:
+        match = QUESTION_LINE.match(line)
+        if match:
+            if block:
+                yield block
+            block = (number, match, [])
+        elif block:
+            block[2].append((number, line))
+        else:
+            warnings.append(_ignored(file, number, line, "before the first question"))
+    if block:
+        yield block
+
+
+def _parse_question(file, start, key, stem, body, warnings):
+    if not stem:
+        raise ContentError(file, start, f"question {key} has no text after the colon")
+    choices = [(number, line[len(CHOICE_PREFIX) :].strip()) for number, line in _leading_choices(body)]
+    rest = body[len(choices) :]
+    if len(choices) < 2:
+        raise ContentError(file, start, f"question {key} has {len(choices)} choice(s) ('- ...' lines), needs at least 2")
+    marked = _marked_choice(file, start, key, choices)
+    expected_at = choices[-1][0] + 1
+    if not rest or not rest[0][1].startswith(ANSWER_PREFIX):
+        raise ContentError(file, expected_at, f"question {key}: expected a '{ANSWER_PREFIX} ...' line after the choices")
+    answer_line, answer = rest[0][0], rest[0][1][len(ANSWER_PREFIX) :].strip()
+    if answer != _strip_marker(choices[marked][1]):
+        raise ContentError(
+            file, answer_line, f"question {key}: '{ANSWER_PREFIX}' does not match the choice marked {CORRECT_MARKER}"
+        )
+    if len(rest) < 2:
+        raise ContentError(file, answer_line + 1, f"question {key}: expected one explanation line after '{ANSWER_PREFIX}'")
+    # One explanation line by definition: anything after it (the seed documents end with a
+    # stray repeat of the title and the first stem) is reported, never glued onto the text.
+    warnings.extend(_ignored(file, number, line, f"after the explanation of {key}") for number, line in rest[2:])
+    parsed_choices = [(_strip_marker(text), index == marked) for index, (_, text) in enumerate(choices)]
+    return ParsedQuestion(key, stem, rest[1][1], parsed_choices, start)
+
+
+def _leading_choices(body):
+    for number, line in body:
+        if not line.startswith(CHOICE_PREFIX):
+            return
+        yield number, line
+
+
+def _marked_choice(file, start, key, choices):
+    marked = [index for index, (_, text) in enumerate(choices) if text.endswith(CORRECT_MARKER)]
+    if not marked:
+        raise ContentError(file, start, f"question {key}: no choice ends with {CORRECT_MARKER}")
+    if len(marked) > 1:
+        first, second = choices[marked[0]][0], choices[marked[1]][0]
+        raise ContentError(file, second, f"question {key}: a second choice is marked {CORRECT_MARKER} (first on line {first})")
+    if not _strip_marker(choices[marked[0]][1]):
+        raise ContentError(file, choices[marked[0]][0], f"question {key}: the correct choice has no text")
+    return marked[0]
+
+
+def _strip_marker(text):
+    return text[: -len(CORRECT_MARKER)].rstrip() if text.endswith(CORRECT_MARKER) else text
+
+
+def _ignored(file, number, line, where):
+    shown = line if len(line) <= 60 else line[:57] + "..."
+    return f"{file}:{number}: ignored line {where}: {shown!r}"
+
+
+# Flashcard documents ------------------------------------------------------------------------
+
+
+def parse_deck(lines, file, checksum):
+    paragraphs = _paragraphs(lines)
+    title_line, title = paragraphs[0]
+    title = " ".join(title.split("\n"))
+    rest = paragraphs[1:]
+    if not rest:
+        raise ContentError(file, title_line, "no cards: expected paragraphs in groups of four after the title")
+    complete = len(rest) - len(rest) % len(CARD_PARTS)
+    if complete < len(rest):
+        raise ContentError(
+            file,
+            rest[complete][0],
+            f"card {complete // 4 + 1} is incomplete: {len(rest) - complete} paragraph(s) left, each card needs 4 "
+            "(question, answer, misconception, correction)",
+        )
+    cards = [
+        ParsedCard(f"c{index + 1}", *(text for _, text in rest[start : start + 4]), line=rest[start][0])
+        for index, start in enumerate(range(0, complete, 4))
+    ]
+    return ParsedDocument(file, SourceDocument.Kind.DECK, _check_title(title, file, title_line), Path(file).name, checksum, cards)
+
+
+def _paragraphs(lines):
+    """[(first line number, text), ...]: runs of non-blank lines, lines joined with LF."""
+    paragraphs, current, start = [], [], None
+    for number, line in enumerate(lines + [""], start=1):
+        if line.strip():
+            start = start or number
+            current.append(line.rstrip())
+        elif current:
+            paragraphs.append((start, "\n".join(current).strip()))
+            current, start = [], None
+    return paragraphs
+
+
+# Export files (JSON) ------------------------------------------------------------------------
+
+
+class _Located(dict):
+    """A JSON object that remembers the line it started on, for error messages."""
+
+    line = 1
+
+
+class _LocatingDecoder(json.JSONDecoder):
+    # The pure-Python scanner lets us wrap object parsing; export files are small enough.
+    def __init__(self):
+        super().__init__()
+        self.parse_object = self._parse_object
+        self.scan_once = json.scanner.py_make_scanner(self)
+
+    @staticmethod
+    def _parse_object(s_and_end, *args, **kwargs):
+        text, start = s_and_end
+        value, end = json.decoder.JSONObject(s_and_end, *args, **kwargs)
+        located = _Located(value)
+        located.line = text.count("\n", 0, start) + 1
+        return located, end
+
+
+def parse_export(text, file):
+    try:
+        data = _LocatingDecoder().decode(text)
+    except json.JSONDecodeError as error:
+        raise ContentError(file, error.lineno, f"invalid JSON: {error.msg} (column {error.colno})") from error
+    if not isinstance(data, dict) or not ({"question_sets", "decks"} & data.keys()):
+        raise ContentError(file, 1, "expected an object with 'question_sets' and/or 'decks'")
+    sets = [_export_set(file, entry) for entry in _list(file, data, "question_sets", required=False)]
+    decks = [_export_deck(file, entry) for entry in _list(file, data, "decks", required=False)]
+    return sets + decks
+
+
+def _export_set(file, entry):
+    entry = _object(file, entry, data_line=1)
+    questions = [_export_question(file, item) for item in _list(file, entry, "questions")]
+    _unique_keys(file, entry, questions)
+    return _export_document(file, entry, SourceDocument.Kind.QUIZ, questions)
+
+
+def _export_question(file, item):
+    item = _object(file, item)
+    choices = [_object(file, choice) for choice in _list(file, item, "choices")]
+    parsed = [(_text(file, choice, "text"), _flag(file, choice, "correct")) for choice in choices]
+    if len(parsed) < 2:
+        raise ContentError(file, item.line, "a question needs at least 2 choices")
+    if sum(correct for _, correct in parsed) != 1:
+        raise ContentError(file, item.line, "exactly one choice must have \"correct\": true")
+    key = _key(file, item)
+    return ParsedQuestion(key, _text(file, item, "stem"), _text(file, item, "explanation", blank=True), parsed, item.line)
+
+
+def _export_deck(file, entry):
+    entry = _object(file, entry, data_line=1)
+    cards = [_export_card(file, _object(file, item)) for item in _list(file, entry, "cards")]
+    _unique_keys(file, entry, cards)
+    return _export_document(file, entry, SourceDocument.Kind.DECK, cards)
+
+
+def _export_card(file, item):
+    texts = [_text(file, item, name, blank=name in ("misconception", "correction")) for name in CARD_PARTS]
+    return ParsedCard(_key(file, item), *texts, line=item.line)
+
+
+def _export_document(file, entry, kind, items):
+    source = entry.get("source")
+    if source is not None and (not isinstance(source, str) or not source.strip()):
+        raise ContentError(file, entry.line, '"source" must be a file name or null')
+    title = _check_title(_text(file, entry, "title"), file, entry.line)
+    canonical = json.dumps(entry, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    checksum = hashlib.sha256(canonical.encode()).hexdigest()
+    return ParsedDocument(file, kind, title, source, checksum, items, checksum_of_source=False)
+
+
+def _object(file, value, data_line=None):
+    if not isinstance(value, _Located):
+        raise ContentError(file, data_line or 1, f"expected a JSON object, found {json.dumps(value)[:40]}")
+    return value
+
+
+def _list(file, entry, name, required=True):
+    value = entry.get(name, None if required else [])
+    if not isinstance(value, list):
+        raise ContentError(file, entry.line, f'"{name}" must be a list')
+    return value
+
+
+def _text(file, entry, name, blank=False):
+    value = entry.get(name)
+    if not isinstance(value, str) or not (blank or value.strip()):
+        raise ContentError(file, entry.line, f'"{name}" must be a {"" if blank else "non-empty "}string')
+    return value
+
+
+def _flag(file, entry, name):
+    if not isinstance(entry.get(name), bool):
+        raise ContentError(file, entry.line, f'"{name}" must be true or false')
+    return entry[name]
+
+
+def _key(file, entry):
+    key = _text(file, entry, "key")
+    if len(key) > MAX_KEY:
+        raise ContentError(file, entry.line, f'"key" is longer than {MAX_KEY} characters')
+    return key
+
+
+def _unique_keys(file, entry, items):
+    seen = set()
+    for item in items:
+        if item.key in seen:
+            raise ContentError(file, item.line, f'key "{item.key}" appears twice in one set or deck')
+        seen.add(item.key)
+
+
+# Saving -------------------------------------------------------------------------------------
+
+
+def save_document(document, *, now):
+    """Create or update one set or deck (and its source document) to match `document`."""
+    source = _source_document(document, now)
+    if document.kind == SourceDocument.Kind.QUIZ:
+        container = _container(QuestionSet, document, source, now)
+        outcome = _save_questions(document, container)
+    else:
+        container = _container(Deck, document, source, now)
+        outcome = _save_cards(document, container)
+    title_changed = _update_title(container, document.title)
+    if source:
+        _update_source(source, document, outcome.changed or title_changed, now)
+    return outcome
+
+
+def _source_document(document, now):
+    if document.file_name is None:
+        return None
+    source, _ = SourceDocument.objects.get_or_create(
+        file_name=document.file_name,
+        defaults={"kind": document.kind, "title": document.title, "checksum": document.checksum, "imported_at": now},
+    )
+    if source.kind != document.kind:
+        raise ContentError(
+            document.file, 1, f"{document.file_name} was imported as a {source.kind} before, now it reads as a {document.kind}"
+        )
+    return source
+
+
+def _container(model, document, source, now):
+    """The set or deck of this source, or (no source) the unsourced one with this title."""
+    found = model.objects.filter(source=source) if source else model.objects.filter(source=None, title=document.title)
+    return found.order_by("pk").first() or model.objects.create(title=document.title, source=source, created_at=now)
+
+
+def _update_title(container, title):
+    if container.title == title:
+        return False
+    container.title = title
+    container.save(update_fields=["title"])
+    return True
+
+
+def _update_source(source, document, content_changed, now):
+    # Re-importing an unchanged document must not touch the row (not even imported_at).
+    new_bytes = document.checksum_of_source and source.checksum != document.checksum
+    if not (content_changed or new_bytes or source.title != document.title):
+        return
+    source.title, source.checksum, source.imported_at = document.title, document.checksum, now
+    source.save(update_fields=["title", "checksum", "imported_at"])
+
+
+def _save_questions(document, question_set):
+    outcome = Outcome(document)
+    existing = {
+        question.key: question
+        for question in question_set.questions.prefetch_related(Prefetch("choices", Choice.objects.order_by("position", "pk")))
+    }
+    for position, parsed in enumerate(document.items, start=1):
+        question = existing.pop(parsed.key, None)
+        if question is None:
+            _create_question(question_set, parsed, position)
+            outcome.created += 1
+        elif _update_question(document, question, parsed, position):
+            outcome.updated += 1
+    for question in existing.values():
+        _delete(document, question, f"cannot remove question {question.key}: learners have answered it")
+        outcome.deleted += 1
+    return outcome
+
+
+def _create_question(question_set, parsed, position):
+    question = Question.objects.create(
+        question_set=question_set, key=parsed.key, position=position, stem=parsed.stem, explanation=parsed.explanation
+    )
+    Choice.objects.bulk_create(
+        Choice(question=question, text=text, is_correct=correct, position=index)
+        for index, (text, correct) in enumerate(parsed.choices, start=1)
+    )
+
+
+def _update_question(document, question, parsed, position):
+    changed = _changed_fields(question, position=position, stem=parsed.stem, explanation=parsed.explanation)
+    choices_changed = _sync_choices(document, question, parsed.choices)
+    if changed or choices_changed:
+        # updated_at also moves when only the choices changed: the question as shown did change.
+        question.save(update_fields=changed + ["updated_at"])
+    return bool(changed or choices_changed)
+
+
+def _changed_fields(instance, **values):
+    """Set the differing attributes on `instance`; return their names (nothing saved)."""
+    changed = [name for name, value in values.items() if getattr(instance, name) != value]
+    for name in changed:
+        setattr(instance, name, values[name])
+    return changed
+
+
+def _sync_choices(document, question, wanted):
+    """Update choices in place by position, so attempts keep pointing at the same rows."""
+    existing = list(question.choices.all())
+    if [(c.position, c.text, c.is_correct) for c in existing] == [
+        (index, text, correct) for index, (text, correct) in enumerate(wanted, start=1)
+    ]:
+        return False
+    kept, extra = existing[: len(wanted)], existing[len(wanted) :]
+    # The partial unique index allows one correct choice per question at any moment, so every
+    # choice that stops being correct is cleared before the new correct one is saved.
+    losing = [c.pk for c, (_, correct) in zip(kept, wanted) if c.is_correct and not correct]
+    Choice.objects.filter(pk__in=losing + [c.pk for c in extra if c.is_correct]).update(is_correct=False)
+    for choice in extra:
+        _delete(document, choice, f"cannot remove choice {choice.position} of question {question.key}: learners chose it")
+    for index, (choice, (text, correct)) in enumerate(zip(kept, wanted), start=1):
+        choice.is_correct = choice.is_correct and choice.pk not in losing
+        if changed := _changed_fields(choice, position=index, text=text, is_correct=correct):
+            choice.save(update_fields=changed)
+    Choice.objects.bulk_create(
+        Choice(question=question, text=text, is_correct=correct, position=index)
+        for index, (text, correct) in enumerate(wanted[len(kept) :], start=len(kept) + 1)
+    )
+    return True
+
+
+def _save_cards(document, deck):
+    outcome = Outcome(document)
+    existing = {card.key: card for card in deck.cards.all()}
+    for position, parsed in enumerate(document.items, start=1):
+        card = existing.pop(parsed.key, None)
+        texts = {name: getattr(parsed, name) for name in CARD_PARTS}
+        if card is None:
+            Card.objects.create(deck=deck, key=parsed.key, position=position, **texts)
+            outcome.created += 1
+        elif changed := _changed_fields(card, position=position, **texts):
+            card.save(update_fields=changed + ["updated_at"])
+            outcome.updated += 1
+    for card in existing.values():
+        _delete(document, card, f"cannot remove card {card.key}: other records refer to it")
+        outcome.deleted += 1
+    return outcome
+
+
+def _delete(document, instance, message):
+    try:
+        instance.delete()
+    except ProtectedError as error:
+        raise ContentError(document.file, None, message) from error
+
+
+# Export -------------------------------------------------------------------------------------
+
+
+def export_content():
+    """All sets and decks as plain data, in a stable order so exports can be diffed."""
+    sets = QuestionSet.objects.select_related("source").prefetch_related("questions__choices")
+    decks = Deck.objects.select_related("source").prefetch_related("cards")
+    return {
+        "question_sets": sorted((_export_question_set(s) for s in sets), key=_export_order),
+        "decks": sorted((_export_deck_data(d) for d in decks), key=_export_order),
+    }
+
+
+def export_json():
+    return json.dumps(export_content(), indent=2, ensure_ascii=False) + "\n"
+
+
+def _export_order(entry):
+    # Sorted in Python: databases disagree on collation and on where NULL sources go.
+    return (entry["title"], entry["source"] or "")
+
+
+def _source_name(container):
+    return container.source.file_name if container.source else None
+
+
+def _export_question_set(question_set):
+    questions = sorted(question_set.questions.all(), key=lambda q: (q.position, q.key))
+    return {
+        "title": question_set.title,
+        "source": _source_name(question_set),
+        "questions": [
+            {
+                "key": question.key,
+                "stem": question.stem,
+                "explanation": question.explanation,
+                "choices": [
+                    {"text": choice.text, "correct": choice.is_correct}
+                    for choice in sorted(question.choices.all(), key=lambda c: (c.position, c.pk))
+                ],
+            }
+            for question in questions
+        ],
+    }
+
+
+def _export_deck_data(deck):
+    cards = sorted(deck.cards.all(), key=lambda c: (c.position, c.key))
+    return {
+        "title": deck.title,
+        "source": _source_name(deck),
+        "cards": [{"key": card.key, **{name: getattr(card, name) for name in CARD_PARTS}} for card in cards],
+    }

@@ -1,0 +1,33 @@
+"""Load quiz and flashcard documents (or an export file) into the database.
+
+Content is written by people in plain text and changes over time; this command is how those
+edits reach the site without breaking learners' history: rows are updated in place by their
+stable keys, and a run is all or nothing, so a typo in one file never leaves half an import.
+"""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from quiz.importer import ContentError, import_documents
+
+
+class Command(BaseCommand):
+    help = (
+        "Import quiz documents, flashcard documents or export_questions JSON files. "
+        "Re-importing updates questions and cards in place; one run is one transaction."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("files", nargs="+", metavar="FILE", help="documents to import (format detected from content)")
+        parser.add_argument("--dry-run", action="store_true", help="parse, validate and save, then roll everything back")
+
+    def handle(self, *args, files, dry_run, **options):
+        try:
+            report = import_documents(files, dry_run=dry_run)
+        except ContentError as error:
+            raise CommandError(str(error)) from error
+        for warning in report.warnings:
+            self.stderr.write(f"warning: {warning}")
+        for outcome in report.outcomes:
+            self.stdout.write(outcome.summary())
+        if dry_run:
+            self.stdout.write("Dry run: nothing was saved.")
