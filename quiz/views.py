@@ -65,6 +65,9 @@ def start_attempt(request, set_id):
     form = StartAttemptForm(request.POST)
     if not form.is_valid():
         return HttpResponseBadRequest("Unknown feedback mode.")
+    if not question_set.questions.exists():
+        messages.error(request, f"“{question_set.title}” has no questions yet.")
+        return redirect("home")
     attempt, _ = Attempt.objects.start_or_resume(
         user=request.user, question_set=question_set, feedback=form.cleaned_data["feedback"]
     )

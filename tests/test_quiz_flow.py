@@ -6,7 +6,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from quiz.models import Attempt
+from quiz.models import Attempt, QuestionSet
 from tests.factories import correct_choice, make_question_set, start_attempt, wrong_choice
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -35,6 +35,15 @@ def test_starting_twice_resumes_the_open_attempt(learner_client, learner, questi
 
 def test_start_needs_post(learner_client, question_set):
     assert learner_client.get(reverse("start_attempt", args=[question_set.pk])).status_code == 405
+
+
+def test_an_empty_set_cannot_be_started(learner_client, db):
+    empty = QuestionSet.objects.create(title="Empty")
+
+    response = learner_client.post(reverse("start_attempt", args=[empty.pk]), follow=True)
+
+    assert "has no questions yet" in response.content.decode()
+    assert not Attempt.objects.exists()
 
 
 def test_start_refuses_an_unknown_feedback_mode(learner_client, learner, question_set):

@@ -1,0 +1,51 @@
+"""The home page: question sets with the learner's best score and a way to resume."""
+
+from django.urls import reverse
+
+from tests.factories import answer_all, make_deck, make_question_set, start_attempt
+
+
+def test_anonymous_visitors_see_the_sets_and_an_invitation(client, question_set):
+    html = client.get(reverse("home")).content.decode()
+
+    assert "Networking basics" in html
+    assert "3 questions" in html
+    assert reverse("signup") in html
+    assert reverse("start_attempt", args=[question_set.pk]) not in html
+
+
+def test_a_learner_sees_their_best_score_and_a_start_button(learner_client, learner, question_set):
+    answer_all(start_attempt(learner, question_set), right=1)
+    answer_all(start_attempt(learner, question_set), right=2)
+    answer_all(start_attempt(learner, question_set), right=0)
+
+    html = learner_client.get(reverse("home")).content.decode()
+
+    assert "Best score: <strong>2/3</strong>" in html
+    assert reverse("start_attempt", args=[question_set.pk]) in html
+
+
+def test_a_learner_with_an_open_attempt_gets_a_resume_link(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+
+    html = learner_client.get(reverse("home")).content.decode()
+
+    assert f'href="{reverse("attempt", args=[attempt.pk])}"' in html
+    assert "Resume" in html
+
+
+def test_another_learners_scores_are_not_shown(learner_client, other_learner, question_set):
+    answer_all(start_attempt(other_learner, question_set))
+    start_attempt(other_learner, question_set)
+
+    html = learner_client.get(reverse("home")).content.decode()
+
+    assert "Best score" not in html
+    assert "Resume" not in html
+
+
+def test_decks_are_listed(client, db):
+    make_deck("Memory cards")
+    make_question_set("Other")
+
+    assert "Memory cards" in client.get(reverse("home")).content.decode()

@@ -1,0 +1,245 @@
+"""The rules a learner must be able to trust: no early answers, no lost or double answers,
+nobody else's attempts, CSRF everywhere."""
+
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from quiz.models import Attempt, AttemptQuestion, Choice
+from tests.factories import correct_choice, make_question_set, start_attempt, wrong_choice
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def question_url(attempt, position):
+    return reverse("attempt_question", args=[attempt.pk, position])
+
+
+def answered_slots(attempt):
+    return AttemptQuestion.objects.filter(attempt=attempt, answered_at__isnull=False)
+
+
+# --- The correct answer is never sent before the learner answers -------------------------
+
+def assert_reveals_nothing(html, slot):
+    correct = correct_choice(slot)
+    assert "correct" not in html.lower(), "a marker, class or word hints at the right choice"
+    assert "Explanation" not in html
+    assert slot.question.explanation not in html
+    # Every choice is rendered the same way: one label whose only difference is id and text.
+    labels = re.findall(r'<label class="choice">\s*<input type="radio" name="choice" value="(\d+)" required\s*>', html)
+    assert sorted(map(int, labels)) == sorted(slot.choice_order)
+    assert str(correct.pk) in labels
+    assert "<!--" not in html
+    assert "data-" not in re.sub(r'data-(hotkey|autofocus|testid)', "", html.split("<main", 1)[1])
+
+
+def test_the_question_page_does_not_reveal_the_correct_choice(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    for slot in attempt.slots.all():
+        assert_reveals_nothing(learner_client.get(question_url(attempt, slot.position)).content.decode(), slot)
+
+
+def test_the_htmx_question_fragment_does_not_reveal_the_correct_choice(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    slot = attempt.slots.get(position=1)
+    attempt.record_answer(slot, correct_choice(slot))
+
+    response = learner_client.get(reverse("attempt", args=[attempt.pk]), follow=True, **HTMX)
+
+    html = response.content.decode()
+    assert html.lstrip().startswith('<section id="question-card"')
+    assert_reveals_nothing("<main>" + html, attempt.slots.get(position=2))
+
+
+def test_a_rejected_answer_does_not_reveal_the_correct_choice(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+
+    html = learner_client.post(question_url(attempt, 1), {"choice": "999999"}).content.decode()
+
+    assert "correct answer" not in html.lower()
+    assert attempt.slots.get(position=1).question.explanation not in html
+
+
+def test_the_results_of_an_unfinished_attempt_are_not_shown(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+
+    response = learner_client.get(reverse("attempt_results", args=[attempt.pk]), follow=True)
+
+    assert "Explanation" not in response.content.decode()
+
+
+# --- One answer per question, never lost, never counted twice ----------------------------
+
+def test_submitting_the_same_answer_twice_records_one_answer(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    slot = attempt.slots.get(position=1)
+    choice = correct_choice(slot)
+
+    first = learner_client.post(question_url(attempt, 1), {"choice": choice.pk})
+    second = learner_client.post(question_url(attempt, 1), {"choice": choice.pk})
+
+    assert first.status_code == second.status_code == 302
+    assert answered_slots(attempt).count() == 1
+    slot.refresh_from_db()
+    assert slot.chosen_choice == choice
+
+
+def test_a_second_tab_cannot_change_an_answer_already_given(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    slot = attempt.slots.get(position=1)
+    learner_client.post(question_url(attempt, 1), {"choice": wrong_choice(slot).pk})
+
+    learner_client.post(question_url(attempt, 1), {"choice": correct_choice(slot).pk}, **HTMX)
+
+    slot.refresh_from_db()
+    assert slot.chosen_choice == wrong_choice(slot)
+    assert slot.is_correct is False
+
+
+def test_record_answer_reports_a_repeat_and_the_score_counts_it_once(learner, db):
+    question_set = make_question_set(questions=1)
+    attempt = start_attempt(learner, question_set)
+    slot = attempt.slots.get()
+
+    assert attempt.record_answer(slot, correct_choice(slot)) is True
+    assert attempt.record_answer(slot, correct_choice(slot)) is False
+
+    attempt.refresh_from_db()
+    assert attempt.correct_count == 1
+    assert attempt.is_finished
+
+
+def test_it_refuses_a_choice_from_another_question(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    other_question_choice = correct_choice(attempt.slots.get(position=2))
+
+    response = learner_client.post(question_url(attempt, 1), {"choice": other_question_choice.pk})
+
+    assert response.status_code == 400
+    assert not answered_slots(attempt).exists()
+
+
+@pytest.mark.parametrize("value", ["", "abc", "-1", "1.5", "99999999999999999999999"])
+def test_it_refuses_a_malformed_choice(learner_client, learner, question_set, value):
+    attempt = start_attempt(learner, question_set)
+
+    response = learner_client.post(question_url(attempt, 1), {"choice": value})
+
+    assert response.status_code == 400
+    assert not answered_slots(attempt).exists()
+
+
+def test_it_refuses_a_question_outside_the_attempt(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    choice = correct_choice(attempt.slots.get(position=1))
+
+    response = learner_client.post(question_url(attempt, 4), {"choice": choice.pk})
+
+    assert response.status_code == 404
+    assert not answered_slots(attempt).exists()
+
+
+def test_it_refuses_a_question_of_another_set(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    elsewhere = make_question_set(questions=1).questions.get()
+    choice = elsewhere.choices.get(is_correct=True)
+
+    response = learner_client.post(question_url(attempt, 1), {"choice": choice.pk})
+
+    assert response.status_code == 400
+    assert not answered_slots(attempt).exists()
+
+
+def test_a_finished_attempt_takes_no_more_answers(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    attempt.finish()
+    slot = attempt.slots.get(position=1)
+
+    response = learner_client.post(question_url(attempt, 1), {"choice": correct_choice(slot).pk})
+
+    assert response.status_code == 400
+    assert not answered_slots(attempt).exists()
+
+
+def test_the_model_refuses_a_choice_from_outside_the_slot(learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    slot = attempt.slots.get(position=1)
+
+    with pytest.raises(ValueError):
+        attempt.record_answer(slot, Choice.objects.exclude(pk__in=slot.choice_order).first())
+    assert not answered_slots(attempt).exists()
+
+
+# --- A learner sees only their own attempts ----------------------------------------------
+
+@pytest.mark.parametrize("page", ["attempt", "attempt_question", "attempt_results"])
+def test_another_learners_attempt_is_a_404(other_client, learner, question_set, page):
+    attempt = start_attempt(learner, question_set)
+    if page == "attempt_results":
+        attempt.finish()
+    args = [attempt.pk, 1] if page == "attempt_question" else [attempt.pk]
+
+    assert other_client.get(reverse(page, args=args)).status_code == 404
+
+
+def test_answering_in_another_learners_attempt_is_a_404_and_writes_nothing(other_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    slot = attempt.slots.get(position=1)
+
+    response = other_client.post(question_url(attempt, 1), {"choice": correct_choice(slot).pk})
+
+    assert response.status_code == 404
+    assert not answered_slots(attempt).exists()
+
+
+def test_my_attempts_lists_only_my_own(learner_client, learner, other_learner, question_set):
+    mine = start_attempt(learner, question_set)
+    theirs = start_attempt(other_learner, question_set)
+
+    html = learner_client.get(reverse("attempt_list")).content.decode()
+
+    assert reverse("attempt", args=[mine.pk]) in html
+    assert reverse("attempt", args=[theirs.pk]) not in html
+
+
+# --- CSRF stays on -----------------------------------------------------------------------
+
+@pytest.fixture
+def csrf_client(learner):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(learner)
+    return client
+
+
+def test_an_answer_without_a_csrf_token_is_refused(csrf_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    slot = attempt.slots.get(position=1)
+
+    response = csrf_client.post(question_url(attempt, 1), {"choice": correct_choice(slot).pk}, **HTMX)
+
+    assert response.status_code == 403
+    assert not answered_slots(attempt).exists()
+
+
+def test_an_htmx_answer_with_the_token_header_from_the_page_is_accepted(csrf_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    slot = attempt.slots.get(position=1)
+    page = csrf_client.get(question_url(attempt, 1)).content.decode()
+    token = re.search(r"hx-headers='\{\"x-csrftoken\": \"([^\"]+)\"\}'", page).group(1)
+
+    response = csrf_client.post(
+        question_url(attempt, 1), {"choice": correct_choice(slot).pk}, HTTP_X_CSRFTOKEN=token, **HTMX
+    )
+
+    assert response.status_code == 302
+    assert answered_slots(attempt).count() == 1
+
+
+def test_starting_without_a_csrf_token_is_refused(csrf_client, question_set):
+    response = csrf_client.post(reverse("start_attempt", args=[question_set.pk]))
+
+    assert response.status_code == 403
+    assert not Attempt.objects.exists()

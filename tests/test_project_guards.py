@@ -1,0 +1,81 @@
+"""Project-wide guards: migrations up to date, every page with one <h1> and a <title>,
+production settings refuse to start without a secret key."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from tests.factories import answer_all, make_question_set, start_attempt
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_no_missing_migrations(db):
+    call_command("makemigrations", "--check", "--dry-run", verbosity=0)
+
+
+def page_urls(learner, question_set):
+    open_attempt = start_attempt(learner, question_set)
+    slot = open_attempt.slots.get(position=1)
+    done = answer_all(start_attempt(learner, make_question_set(questions=2)))
+    return [
+        reverse("home"),
+        reverse("attempt_list"),
+        reverse("attempt_question", args=[open_attempt.pk, slot.position]),
+        reverse("attempt_results", args=[done.pk]),
+    ]
+
+
+def assert_one_h1_and_a_title(html):
+    assert len(re.findall(r"<h1[ >]", html)) == 1
+    assert re.search(r"<title>[^<]+</title>", html)
+
+
+def test_every_learner_page_has_one_h1_and_a_title(learner_client, learner, question_set):
+    for url in page_urls(learner, question_set):
+        response = learner_client.get(url)
+        assert response.status_code == 200, url
+        assert_one_h1_and_a_title(response.content.decode())
+
+
+@pytest.mark.parametrize("name", ["login", "signup", "home"])
+def test_every_public_page_has_one_h1_and_a_title(client, db, name):
+    assert_one_h1_and_a_title(client.get(reverse(name)).content.decode())
+
+
+def test_unknown_pages_are_a_404_not_an_error(learner_client):
+    for url in ["/attempts/999/", "/attempts/999/questions/1/", "/attempts/999/results/", "/sets/x/start/"]:
+        assert learner_client.get(url).status_code in (404, 405)
+
+
+def test_production_refuses_to_start_without_a_secret_key():
+    env = {**os.environ, "DJANGO_ENV": "production", "DJANGO_SECRET_KEY": "", "DJANGO_SETTINGS_MODULE": "studyapp.settings"}
+    result = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+
+    assert result.returncode != 0
+    assert "DJANGO_SECRET_KEY must be set" in result.stderr
+
+
+def test_production_static_files_are_hashed_and_compressed(tmp_path):
+    env = {
+        **os.environ,
+        "DJANGO_ENV": "production",
+        "DJANGO_SECRET_KEY": "test-only",
+        "DJANGO_ALLOWED_HOSTS": "example.com",
+        "DJANGO_STATIC_ROOT": str(tmp_path),
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert list(tmp_path.glob("css/app.*.css.gz")), "hashed, compressed stylesheet"
+    assert (tmp_path / "staticfiles.json").exists()

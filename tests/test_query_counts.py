@@ -1,0 +1,95 @@
+"""Every page runs a small, fixed number of queries, whatever the amount of data.
+
+Each test pins the count with django_assert_max_num_queries (a comment names each query)
+and checks that the count is the same with little and with a lot of data.
+"""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+
+from quiz.models import Attempt
+from tests.factories import answer_all, correct_choice, make_question_set, start_attempt
+
+# Session + user lookups that every signed-in request makes.
+AUTH = 2
+
+
+def count_queries(client, method, url, data=None):
+    with CaptureQueriesContext(connection) as context:
+        response = getattr(client, method)(url, data or {})
+    assert response.status_code in (200, 302), response.status_code
+    return len(context.captured_queries)
+
+
+def add_finished_attempts(user, question_set, how_many):
+    now = timezone.now()
+    Attempt.objects.bulk_create(
+        Attempt(user=user, question_set=question_set, started_at=now, finished_at=now, question_count=3, correct_count=n % 4)
+        for n in range(how_many)
+    )
+
+
+def test_home_for_a_learner(learner_client, learner, django_assert_max_num_queries):
+    sets = [make_question_set(questions=3) for _ in range(2)]
+    add_finished_attempts(learner, sets[0], 1)
+    few = count_queries(learner_client, "get", reverse("home"))
+
+    for _ in range(8):
+        sets.append(make_question_set(questions=3))
+    for question_set in sets:
+        add_finished_attempts(learner, question_set, 100)
+    many = count_queries(learner_client, "get", reverse("home"))
+
+    assert few == many
+    with django_assert_max_num_queries(AUTH + 2):  # sets with counts, best score and open attempt; decks
+        learner_client.get(reverse("home"))
+
+
+def test_home_for_a_visitor(client, db, django_assert_max_num_queries):
+    make_question_set()
+    with django_assert_max_num_queries(2):  # sets with counts; decks
+        client.get(reverse("home"))
+
+
+def test_my_attempts(learner_client, learner, question_set, django_assert_max_num_queries):
+    add_finished_attempts(learner, question_set, 1)
+    few = count_queries(learner_client, "get", reverse("attempt_list"))
+    add_finished_attempts(learner, question_set, 999)
+    many = count_queries(learner_client, "get", reverse("attempt_list") + "?page=3")
+
+    assert few == many
+    with django_assert_max_num_queries(AUTH + 2):  # count for the paginator; one page of attempts with sets
+        learner_client.get(reverse("attempt_list"))
+
+
+@pytest.mark.parametrize("questions", [3, 30])
+def test_question_page(learner_client, learner, questions, django_assert_max_num_queries):
+    attempt = start_attempt(learner, make_question_set(questions=questions))
+    add_finished_attempts(learner, attempt.question_set, 50)
+    # attempt with its set; the slot with question and choice; the question's choices
+    with django_assert_max_num_queries(AUTH + 3):
+        response = learner_client.get(reverse("attempt_question", args=[attempt.pk, 2]))
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize("questions", [3, 30])
+def test_answering(learner_client, learner, questions, django_assert_max_num_queries):
+    attempt = start_attempt(learner, make_question_set(questions=questions))
+    choice = correct_choice(attempt.slots.get(position=1))
+    # attempt; slot; choices; savepoint, time of the last answer, the guarded update,
+    # "any question left?", release; the slot re-read after the update
+    with django_assert_max_num_queries(AUTH + 9):
+        response = learner_client.post(reverse("attempt_question", args=[attempt.pk, 1]), {"choice": choice.pk})
+    assert response.status_code == 302
+
+
+@pytest.mark.parametrize("questions", [3, 30])
+def test_results_page(learner_client, learner, questions, django_assert_max_num_queries):
+    attempt = answer_all(start_attempt(learner, make_question_set(questions=questions)))
+    # attempt with its set; slots with question and chosen choice; their choices
+    with django_assert_max_num_queries(AUTH + 3):
+        response = learner_client.get(reverse("attempt_results", args=[attempt.pk]))
+    assert response.status_code == 200
