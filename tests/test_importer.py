@@ -1,0 +1,338 @@
+import hashlib
+import io
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from quiz.importer import export_json
+from quiz.models import Card, Choice, Deck, Question, QuestionSet, SourceDocument
+from tests.factories import make_user, start_attempt
+
+pytestmark = pytest.mark.django_db
+
+SOURCES = Path(__file__).resolve().parent.parent / "fixtures" / "sources"
+QUIZ = SOURCES / "000_8e65f90cff338d65.txt"
+DECK = SOURCES / "004_833c4d9b98171f65.txt"
+SEED = SOURCES.parent / "seed.json"
+CONTENT_MODELS = (SourceDocument, QuestionSet, Question, Choice, Deck, Card)
+
+GOOD_QUIZ = """Good quiz
+Question 1: One?
+- yes (Correct answer)
+- no
+Correct answer: yes
+Because.
+"""
+
+
+def run_import(*paths, dry_run=False):
+    """Run the command; return (stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    options = {"dry_run": True} if dry_run else {}
+    call_command("import_questions", *[str(path) for path in paths], stdout=out, stderr=err, **options)
+    return out.getvalue(), err.getvalue()
+
+
+def content_snapshot():
+    """Every content row, so 'nothing changed' also catches updates, not only new rows."""
+    return {model.__name__: list(model.objects.order_by("pk").values()) for model in CONTENT_MODELS}
+
+
+def write(directory, name, text, newline="\n"):
+    path = directory / name
+    path.write_bytes(text.replace("\n", newline).encode("utf-8"))
+    return path
+
+
+def quiz_text(*blocks, title="A quiz"):
+    return "\n".join([title, *blocks]) + "\n"
+
+
+def question(number, stem="Stem?", choices=("right (Correct answer)", "wrong"), answer="right", explanation="Why."):
+    lines = [f"Question {number}: {stem}", *[f"- {choice}" for choice in choices]]
+    if answer is not None:
+        lines.append(f"Correct answer: {answer}")
+    if explanation is not None:
+        lines.append(explanation)
+    return "\n".join(lines)
+
+
+def the_set():
+    return QuestionSet.objects.get(source__file_name=QUIZ.name)
+
+
+# The seed documents --------------------------------------------------------------------------
+
+
+def test_it_imports_the_seed_quiz_with_one_correct_choice_per_question():
+    out, _ = run_import(QUIZ)
+
+    question_set = the_set()
+    questions = list(question_set.questions.order_by("position"))
+    assert question_set.title == "NCA Multi-GPU Computing & Scaling 5 — Questions and Answers"
+    assert [q.key for q in questions] == [f"q{n}" for n in range(1, 8)]
+    assert [q.position for q in questions] == list(range(1, 8))
+    for q in questions:
+        assert q.choices.count() == 4
+        assert q.choices.filter(is_correct=True).count() == 1
+        assert "(Correct answer)" not in " ".join(q.choices.values_list("text", flat=True))
+    assert questions[0].correct_choice.text == (
+        "A memory optimization technique that partitions optimizer states, gradients, "
+        "and parameters across data-parallel ranks"
+    )
+    assert questions[6].explanation == (
+        "1F1B interleaves forward and backward passes of micro-batches so that activations from completed "
+        "backward passes are freed before new forward passes accumulate them, bounding peak memory."
+    )
+    assert f'{QUIZ}: quiz "{question_set.title}": 7 questions (7 new, 0 updated)' in out
+
+
+def test_it_records_the_source_document_by_file_name_and_checksum():
+    run_import(QUIZ)
+
+    source = SourceDocument.objects.get()
+    assert source.file_name == QUIZ.name
+    assert source.kind == SourceDocument.Kind.QUIZ
+    assert source.title == the_set().title
+    assert source.checksum == hashlib.sha256(QUIZ.read_bytes()).hexdigest()
+
+
+def test_it_imports_the_seed_deck_with_the_exact_texts():
+    run_import(DECK)
+
+    deck = Deck.objects.get(source__file_name=DECK.name)
+    paragraphs = DECK.read_text(encoding="utf-8").split("\n\n")
+    cards = list(deck.cards.order_by("position"))
+    assert deck.title == "Free NCA-AIIO flashcards" == paragraphs[0]
+    assert [card.key for card in cards] == ["c1", "c2", "c3"]
+    assert [[c.front, c.back, c.misconception, c.correction] for c in cards] == [
+        paragraphs[1:5],
+        paragraphs[5:9],
+        paragraphs[9:13],
+    ]
+    assert cards[2].correction.endswith("Gang scheduling is the mechanism that co-allocates all nodes at once.")
+
+
+def test_it_warns_about_the_trailing_lines_of_the_seed_quiz_with_their_line_numbers():
+    _, err = run_import(QUIZ)
+
+    warnings = err.strip().splitlines()
+    assert len(warnings) == 2
+    # Lines 51 and 52 (1-based): the file has 52 lines, the last without a newline.
+    assert f"{QUIZ}:51: ignored line" in warnings[0]
+    assert "NCA Multi-GPU Computing & Scaling 5" in warnings[0]
+    assert f"{QUIZ}:52: ignored line" in warnings[1]
+    assert "What is 'ZeRO'" in warnings[1]
+    assert "NCA Multi-GPU" not in the_set().questions.get(key="q7").explanation
+
+
+def test_a_crlf_copy_with_a_bom_gives_the_same_rows(tmp_path):
+    for source in (QUIZ, DECK):
+        data = source.read_bytes().replace(b"\n", b"\r\n")
+        (tmp_path / source.name).write_bytes(b"\xef\xbb\xbf" + data)
+
+    run_import(tmp_path / QUIZ.name, tmp_path / DECK.name)
+
+    assert export_json() == SEED.read_text(encoding="utf-8")
+
+
+def test_it_keeps_unicode_ampersands_angle_brackets_and_quotes_word_for_word(tmp_path):
+    stem = "Is <b>bold</b> & \"quoted\" 'text' — café, 東京, 😀 kept?"
+    choice = "Yes: <script>alert('&amp;')</script> “curly”"
+    path = write(tmp_path, "unicode.txt", quiz_text(question(1, stem, (f"{choice} (Correct answer)", "No"), choice)))
+
+    run_import(path)
+
+    imported = Question.objects.get()
+    assert imported.stem == stem
+    assert imported.correct_choice.text == choice
+
+
+# Re-importing --------------------------------------------------------------------------------
+
+
+def test_importing_the_same_files_again_changes_nothing():
+    run_import(QUIZ, DECK)
+    before = content_snapshot()
+
+    out, _ = run_import(QUIZ, DECK)
+
+    assert content_snapshot() == before  # same pks, same updated_at and imported_at
+    assert "7 questions (0 new, 0 updated)" in out
+    assert "3 cards (0 new, 0 updated)" in out
+
+
+def test_editing_a_source_updates_questions_in_place_and_keeps_attempts(tmp_path):
+    run_import(QUIZ)
+    learner = make_user("alice")
+    attempt = start_attempt(learner, the_set())
+    slot = attempt.slots.get(question__key="q1")
+    chosen = slot.question.choices.get(position=1)
+    attempt.record_answer(slot, chosen)
+    question_pks = dict(Question.objects.values_list("key", "pk"))
+    choice_pks = list(Choice.objects.order_by("pk").values_list("pk", flat=True))
+
+    edited = (
+        QUIZ.read_text(encoding="utf-8")
+        .replace("What is 'ZeRO' (Zero Redundancy Optimizer)", "What is ZeRO")
+        .replace("ZeRO (from DeepSpeed) eliminates", "ZeRO, from DeepSpeed, eliminates")
+        .replace("A loss-scaling algorithm", "A loss scaling algorithm")
+    )
+    out, _ = run_import(write(tmp_path, QUIZ.name, edited))
+
+    q1 = Question.objects.get(key="q1")
+    assert dict(Question.objects.values_list("key", "pk")) == question_pks
+    assert list(Choice.objects.order_by("pk").values_list("pk", flat=True)) == choice_pks
+    assert q1.stem.startswith("What is ZeRO and which")
+    assert q1.explanation.startswith("ZeRO, from DeepSpeed, eliminates")
+    assert q1.choices.get(position=1).text.startswith("A loss scaling algorithm")
+    slot.refresh_from_db()
+    assert slot.question_id == q1.pk
+    assert slot.chosen_choice_id == chosen.pk
+    assert "(0 new, 1 updated)" in out
+
+
+def test_moving_the_correct_mark_to_another_choice_updates_it_in_place(tmp_path):
+    original = quiz_text(question(1, choices=("a (Correct answer)", "b", "c"), answer="a"))
+    moved = quiz_text(question(1, choices=("a", "b", "c (Correct answer)"), answer="c"))
+    run_import(write(tmp_path, "quiz.txt", original))
+    pks = list(Choice.objects.order_by("position").values_list("pk", flat=True))
+
+    run_import(write(tmp_path, "quiz.txt", moved))
+
+    assert list(Choice.objects.order_by("position").values_list("pk", "is_correct")) == [
+        (pks[0], False),
+        (pks[1], False),
+        (pks[2], True),
+    ]
+
+
+def test_questions_and_choices_removed_from_the_source_are_deleted(tmp_path):
+    run_import(write(tmp_path, "quiz.txt", quiz_text(question(1, choices=("a (Correct answer)", "b", "c"), answer="a"), question(2))))
+
+    out, _ = run_import(write(tmp_path, "quiz.txt", quiz_text(question(1, choices=("a (Correct answer)", "b"), answer="a"))))
+
+    assert list(Question.objects.values_list("key", flat=True)) == ["q1"]
+    assert list(Choice.objects.values_list("text", flat=True)) == ["a", "b"]
+    assert "1 questions (0 new, 1 updated, 1 removed)" in out
+
+
+def test_it_refuses_to_remove_a_question_learners_have_answered(tmp_path):
+    run_import(write(tmp_path, "quiz.txt", quiz_text(question(1), question(2))))
+    start_attempt(make_user("alice"), QuestionSet.objects.get())
+    before = content_snapshot()
+
+    with pytest.raises(CommandError, match="quiz.txt: cannot remove question q2: learners have answered it"):
+        run_import(write(tmp_path, "quiz.txt", quiz_text(question(1))))
+
+    assert content_snapshot() == before
+
+
+def test_a_dry_run_validates_and_saves_nothing():
+    out, _ = run_import(QUIZ, DECK, dry_run=True)
+
+    assert "7 questions (7 new, 0 updated)" in out
+    assert "nothing was saved" in out
+    assert all(not model.objects.exists() for model in CONTENT_MODELS)
+
+
+def test_it_imports_documents_it_has_never_seen(tmp_path):
+    quiz = write(
+        tmp_path,
+        "networks.txt",
+        quiz_text(
+            question(1, "Which layer routes packets?", ("Network (Correct answer)", "Session", "Physical"), "Network"),
+            question(3, "What does DNS resolve?", ("MAC addresses", "Names to addresses (Correct answer)"), "Names to addresses"),
+            title="Networking drill",
+        ),
+    )
+    deck = write(tmp_path, "storage.md", "Storage cards\n\nFront A\n\nBack A\n\nMyth A\n\nFix A\n\nFront B\nsecond line\n\nBack B\n\nMyth B\n\nFix B\n")
+
+    out, _ = run_import(quiz, deck)
+
+    question_set = QuestionSet.objects.get(title="Networking drill")
+    assert [(q.key, q.position, q.choices.count()) for q in question_set.questions.all()] == [("q1", 1, 3), ("q3", 2, 2)]
+    assert question_set.questions.get(key="q3").correct_choice.text == "Names to addresses"
+    cards = Deck.objects.get(title="Storage cards").cards.all()
+    assert [(c.key, c.front, c.correction) for c in cards] == [("c1", "Front A", "Fix A"), ("c2", "Front B\nsecond line", "Fix B")]
+    assert SourceDocument.objects.get(file_name="storage.md").kind == SourceDocument.Kind.DECK
+    assert 'quiz "Networking drill": 2 questions (2 new, 0 updated)' in out
+    assert 'deck "Storage cards": 2 cards (2 new, 0 updated)' in out
+
+
+# Malformed documents: a message pointing at FILE:LINE and an untouched database ---------------
+
+BAD_DOCUMENTS = {
+    "no_marker": (quiz_text(question(1, choices=("a", "b"))), 2, "no choice ends with (Correct answer)"),
+    "two_markers": (
+        quiz_text(question(1, choices=("a (Correct answer)", "b (Correct answer)"), answer="a")),
+        4,
+        "a second choice is marked (Correct answer) (first on line 3)",
+    ),
+    "answer_disagrees": (quiz_text(question(1, answer="wrong")), 5, "'Correct answer:' does not match"),
+    "missing_answer_line": (quiz_text(question(1, answer=None), question(2)), 5, "expected a 'Correct answer: ...' line"),
+    "missing_explanation": (quiz_text(question(1), question(2, explanation=None)), 11, "expected one explanation line"),
+    "missing_explanation_before_next": (quiz_text(question(1, explanation=None), question(2)), 6, "expected one explanation"),
+    "one_choice": (quiz_text(question(1, choices=("a (Correct answer)",), answer="a")), 2, "has 1 choice(s)"),
+    "duplicate_number": (quiz_text(question(1), question(2), question(1)), 12, "Question 1 appears twice (first on line 2)"),
+    "incomplete_card": ("Deck\n\nQ1\n\nA1\n\nM1\n\nC1\n\nQ2\n\nA2\n\nM2\n", 11, "card 2 is incomplete: 3 paragraph(s) left"),
+    "title_only_deck": ("Just a title\n", 1, "no cards"),
+    "empty": ("", 1, "file is empty"),
+    "blank_lines_only": ("\n  \n", 1, "file is empty"),
+    "bad_json": ('{"question_sets": [\n  {"title": "x",\n}', 3, "invalid JSON"),
+    "json_two_correct": (
+        '{"question_sets": [{"title": "T", "source": null, "questions": [\n'
+        '  {"key": "q1", "stem": "S", "explanation": "", "choices": [\n'
+        '    {"text": "a", "correct": true}, {"text": "b", "correct": true}]}]}],\n "decks": []}\n',
+        2,
+        "exactly one choice must have",
+    ),
+    "json_missing_key": ('{"decks": [\n {"title": "D", "source": "d.txt", "cards": [\n  {"key": "c1", "front": "F"}]}]}', 3, '"back" must be'),
+}
+
+
+@pytest.mark.parametrize("name", BAD_DOCUMENTS)
+def test_a_malformed_document_is_refused_with_its_line_and_nothing_is_saved(tmp_path, name):
+    text, line, message = BAD_DOCUMENTS[name]
+    run_import(QUIZ)
+    good = write(tmp_path, "good.txt", GOOD_QUIZ)
+    bad = write(tmp_path, f"{name}.txt", text)
+    before = content_snapshot()
+
+    with pytest.raises(CommandError) as error:
+        run_import(good, bad)
+
+    assert str(error.value).startswith(f"{bad}:{line}: ")
+    assert message in str(error.value)
+    assert content_snapshot() == before
+
+
+def test_a_file_that_is_not_utf8_is_refused_with_its_line(tmp_path):
+    good = write(tmp_path, "good.txt", GOOD_QUIZ)
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes("Title\nQuestion 1: Caf\u00e9?\n".encode("latin-1"))
+
+    with pytest.raises(CommandError, match=rf"^{bad}:2: not UTF-8 text"):
+        run_import(good, bad)
+
+    assert not Question.objects.exists()
+
+
+def test_a_missing_file_is_refused_and_nothing_is_saved(tmp_path):
+    good = write(tmp_path, "good.txt", GOOD_QUIZ)
+    missing = tmp_path / "missing.txt"
+
+    with pytest.raises(CommandError, match=rf"^{missing}: cannot read file: No such file"):
+        run_import(good, missing)
+
+    assert not Question.objects.exists()
+
+
+def test_the_same_source_twice_in_one_run_is_refused(tmp_path):
+    (tmp_path / "other").mkdir()
+    first = write(tmp_path, "quiz.txt", GOOD_QUIZ)
+    second = write(tmp_path / "other", "quiz.txt", GOOD_QUIZ)
+
+    with pytest.raises(CommandError, match="quiz.txt is also imported from"):
+        run_import(first, second)
