@@ -1,0 +1,162 @@
+"""Admin for fixing content by hand and looking into learners' attempts.
+
+Content normally arrives through `import_questions`; the admin is for small corrections and
+support questions, so history (source documents, attempts) is shown read-only.
+"""
+
+from django.contrib import admin
+from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.core.exceptions import ValidationError
+from django.db.models import Count
+from django.forms.models import BaseInlineFormSet
+
+from .models import Attempt, AttemptQuestion, Card, Choice, Deck, Question, QuestionSet, SourceDocument, User
+
+
+@admin.register(User)
+class UserAdmin(DjangoUserAdmin):
+    fieldsets = DjangoUserAdmin.fieldsets + (("Preferences", {"fields": ("time_zone",)}),)
+    add_fieldsets = DjangoUserAdmin.add_fieldsets + (("Preferences", {"fields": ("time_zone",)}),)
+    list_display = ("username", "email", "first_name", "last_name", "time_zone", "is_staff")
+
+
+@admin.register(SourceDocument)
+class SourceDocumentAdmin(admin.ModelAdmin):
+    list_display = ("file_name", "kind", "title", "imported_at")
+    list_filter = ("kind",)
+    search_fields = ("file_name", "title")
+    readonly_fields = ("file_name", "kind", "title", "checksum", "imported_at")
+
+    def has_add_permission(self, request):
+        # Source documents describe an import; making one by hand would describe nothing.
+        return False
+
+
+class ChoiceInlineFormSet(BaseInlineFormSet):
+    """Exactly one correct choice, checked here so the admin shows a message, not a 500."""
+
+    def clean(self):
+        super().clean()
+        if any(self.errors):
+            return
+        kept = [form for form in self.forms if form.cleaned_data and not form.cleaned_data.get("DELETE")]
+        correct = sum(bool(form.cleaned_data.get("is_correct")) for form in kept)
+        if correct != 1:
+            raise ValidationError(f"Mark exactly one choice as correct (now {correct} are marked).")
+
+    def save(self, commit=True):
+        # The database allows one correct choice per question at any moment, and forms are
+        # saved in order: clear the old correct choice first or moving the mark up would fail.
+        if commit and self.instance.pk:
+            data = [form.cleaned_data for form in self.forms]
+            keep = [form.instance.pk for form, d in zip(self.forms, data) if d.get("is_correct") and not d.get("DELETE")]
+            self.instance.choices.exclude(pk__in=[pk for pk in keep if pk]).update(is_correct=False)
+        return super().save(commit)
+
+
+class ChoiceInline(admin.TabularInline):
+    model = Choice
+    formset = ChoiceInlineFormSet
+    fields = ("position", "text", "is_correct")
+    extra = 0
+
+
+@admin.register(Question)
+class QuestionAdmin(admin.ModelAdmin):
+    list_display = ("key", "short_stem", "question_set", "position", "updated_at")
+    list_filter = ("question_set",)
+    list_select_related = ("question_set",)
+    search_fields = ("key", "stem", "explanation", "choices__text")
+    readonly_fields = ("updated_at",)
+    inlines = [ChoiceInline]
+
+    @admin.display(description="stem")
+    def short_stem(self, question):
+        return str(question)
+
+
+class QuestionInline(admin.TabularInline):
+    """Questions are edited on their own page (with their choices); here they are only listed."""
+
+    model = Question
+    fields = ("position", "key", "stem")
+    readonly_fields = fields
+    show_change_link = True
+    can_delete = False
+    extra = 0
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(QuestionSet)
+class QuestionSetAdmin(admin.ModelAdmin):
+    list_display = ("title", "source", "question_count", "created_at")
+    list_select_related = ("source",)
+    search_fields = ("title", "source__file_name")
+    inlines = [QuestionInline]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(question_count=Count("questions"))
+
+    @admin.display(ordering="question_count")
+    def question_count(self, question_set):
+        return question_set.question_count
+
+
+class CardInline(admin.TabularInline):
+    model = Card
+    fields = ("position", "key", "front", "back", "misconception", "correction")
+    extra = 0
+
+
+@admin.register(Deck)
+class DeckAdmin(admin.ModelAdmin):
+    list_display = ("title", "source", "card_count", "created_at")
+    list_select_related = ("source",)
+    search_fields = ("title", "source__file_name")
+    inlines = [CardInline]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(card_count=Count("cards"))
+
+    @admin.display(ordering="card_count")
+    def card_count(self, deck):
+        return deck.card_count
+
+
+@admin.register(Card)
+class CardAdmin(admin.ModelAdmin):
+    list_display = ("key", "short_front", "deck", "position", "updated_at")
+    list_filter = ("deck",)
+    list_select_related = ("deck",)
+    search_fields = ("key", "front", "back", "misconception", "correction")
+    readonly_fields = ("updated_at",)
+
+    @admin.display(description="front")
+    def short_front(self, card):
+        return str(card)
+
+
+class AttemptQuestionInline(admin.TabularInline):
+    """What the learner saw and answered: a record, so nothing here is editable."""
+
+    model = AttemptQuestion
+    fields = ("position", "question", "chosen_choice", "is_correct", "answered_at", "seconds_spent")
+    readonly_fields = fields
+    can_delete = False
+    extra = 0
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Attempt)
+class AttemptAdmin(admin.ModelAdmin):
+    list_display = ("user", "question_set", "feedback", "started_at", "finished_at", "correct_count", "question_count")
+    list_filter = ("feedback", "finished_at", "question_set")
+    list_select_related = ("user", "question_set")
+    search_fields = ("user__username", "question_set__title")
+    readonly_fields = ("started_at", "finished_at", "question_count", "correct_count")
+    raw_id_fields = ("user",)
+    inlines = [AttemptQuestionInline]
