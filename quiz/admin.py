@@ -48,10 +48,13 @@ class ChoiceInlineFormSet(BaseInlineFormSet):
         # The database allows one correct choice per question at any moment, and forms are
         # saved in order: clear the old correct choice first or moving the mark up would fail.
         if commit and self.instance.pk:
-            data = [form.cleaned_data for form in self.forms]
-            keep = [form.instance.pk for form, d in zip(self.forms, data) if d.get("is_correct") and not d.get("DELETE")]
-            self.instance.choices.exclude(pk__in=[pk for pk in keep if pk]).update(is_correct=False)
+            marked = [form.instance.pk for form in self.forms if self._stays_correct(form.cleaned_data)]
+            self.instance.choices.exclude(pk__in=[pk for pk in marked if pk]).update(is_correct=False)
         return super().save(commit)
+
+    @staticmethod
+    def _stays_correct(cleaned_data):
+        return cleaned_data.get("is_correct") and not cleaned_data.get("DELETE")
 
 
 class ChoiceInline(admin.TabularInline):

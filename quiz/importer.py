@@ -228,18 +228,24 @@ def _parse_question(file, start, key, stem, body, warnings):
     choices = [(number, line[len(CHOICE_PREFIX) :].strip()) for number, line in _leading_choices(body)]
     rest = body[len(choices) :]
     if len(choices) < 2:
-        raise ContentError(file, start, f"question {key} has {len(choices)} choice(s) ('- ...' lines), needs at least 2")
+        raise ContentError(
+            file, start, f"question {key} has {len(choices)} choice(s) ('- ...' lines), needs at least 2"
+        )
     marked = _marked_choice(file, start, key, choices)
     expected_at = choices[-1][0] + 1
     if not rest or not rest[0][1].startswith(ANSWER_PREFIX):
-        raise ContentError(file, expected_at, f"question {key}: expected a '{ANSWER_PREFIX} ...' line after the choices")
+        raise ContentError(
+            file, expected_at, f"question {key}: expected a '{ANSWER_PREFIX} ...' line after the choices"
+        )
     answer_line, answer = rest[0][0], rest[0][1][len(ANSWER_PREFIX) :].strip()
     if answer != _strip_marker(choices[marked][1]):
         raise ContentError(
             file, answer_line, f"question {key}: '{ANSWER_PREFIX}' does not match the choice marked {CORRECT_MARKER}"
         )
     if len(rest) < 2:
-        raise ContentError(file, answer_line + 1, f"question {key}: expected one explanation line after '{ANSWER_PREFIX}'")
+        raise ContentError(
+            file, answer_line + 1, f"question {key}: expected one explanation line after '{ANSWER_PREFIX}'"
+        )
     # One explanation line by definition: anything after it (the seed documents end with a
     # stray repeat of the title and the first stem) is reported, never glued onto the text.
     warnings.extend(_ignored(file, number, line, f"after the explanation of {key}") for number, line in rest[2:])
@@ -260,7 +266,9 @@ def _marked_choice(file, start, key, choices):
         raise ContentError(file, start, f"question {key}: no choice ends with {CORRECT_MARKER}")
     if len(marked) > 1:
         first, second = choices[marked[0]][0], choices[marked[1]][0]
-        raise ContentError(file, second, f"question {key}: a second choice is marked {CORRECT_MARKER} (first on line {first})")
+        raise ContentError(
+            file, second, f"question {key}: a second choice is marked {CORRECT_MARKER} (first on line {first})"
+        )
     if not _strip_marker(choices[marked[0]][1]):
         raise ContentError(file, choices[marked[0]][0], f"question {key}: the correct choice has no text")
     return marked[0]
@@ -297,7 +305,9 @@ def parse_deck(lines, file, checksum):
         ParsedCard(f"c{index + 1}", *(text for _, text in rest[start : start + 4]), line=rest[start][0])
         for index, start in enumerate(range(0, complete, 4))
     ]
-    return ParsedDocument(file, SourceDocument.Kind.DECK, _check_title(title, file, title_line), Path(file).name, checksum, cards)
+    return ParsedDocument(
+        file, SourceDocument.Kind.DECK, _check_title(title, file, title_line), Path(file).name, checksum, cards
+    )
 
 
 def _paragraphs(lines):
@@ -364,9 +374,11 @@ def _export_question(file, item):
     if len(parsed) < 2:
         raise ContentError(file, item.line, "a question needs at least 2 choices")
     if sum(correct for _, correct in parsed) != 1:
-        raise ContentError(file, item.line, "exactly one choice must have \"correct\": true")
+        raise ContentError(file, item.line, 'exactly one choice must have "correct": true')
     key = _key(file, item)
-    return ParsedQuestion(key, _text(file, item, "stem"), _text(file, item, "explanation", blank=True), parsed, item.line)
+    return ParsedQuestion(
+        key, _text(file, item, "stem"), _text(file, item, "explanation", blank=True), parsed, item.line
+    )
 
 
 def _export_deck(file, entry):
@@ -459,7 +471,9 @@ def _source_document(document, now):
     )
     if source.kind != document.kind:
         raise ContentError(
-            document.file, 1, f"{document.file_name} was imported as a {source.kind} before, now it reads as a {document.kind}"
+            document.file,
+            1,
+            f"{document.file_name} was imported as a {source.kind} before, now it reads as a {document.kind}",
         )
     return source
 
@@ -491,7 +505,9 @@ def _save_questions(document, question_set):
     outcome = Outcome(document)
     existing = {
         question.key: question
-        for question in question_set.questions.prefetch_related(Prefetch("choices", Choice.objects.order_by("position", "pk")))
+        for question in question_set.questions.prefetch_related(
+            Prefetch("choices", Choice.objects.order_by("position", "pk"))
+        )
     }
     for position, parsed in enumerate(document.items, start=1):
         question = existing.pop(parsed.key, None)
@@ -533,29 +549,35 @@ def _changed_fields(instance, **values):
     return changed
 
 
-def _sync_choices(document, question, wanted):
+def _sync_choices(document, question, parsed_choices):
     """Update choices in place by position, so attempts keep pointing at the same rows."""
     existing = list(question.choices.all())
-    if [(c.position, c.text, c.is_correct) for c in existing] == [
-        (index, text, correct) for index, (text, correct) in enumerate(wanted, start=1)
-    ]:
+    wanted = [(position, text, correct) for position, (text, correct) in enumerate(parsed_choices, start=1)]
+    if [(c.position, c.text, c.is_correct) for c in existing] == wanted:
         return False
     kept, extra = existing[: len(wanted)], existing[len(wanted) :]
-    # The partial unique index allows one correct choice per question at any moment, so every
-    # choice that stops being correct is cleared before the new correct one is saved.
-    losing = [c.pk for c, (_, correct) in zip(kept, wanted) if c.is_correct and not correct]
-    Choice.objects.filter(pk__in=losing + [c.pk for c in extra if c.is_correct]).update(is_correct=False)
+    _clear_stale_marks(kept, extra, wanted)
     for choice in extra:
-        _delete(document, choice, f"cannot remove choice {choice.position} of question {question.key}: learners chose it")
-    for index, (choice, (text, correct)) in enumerate(zip(kept, wanted), start=1):
-        choice.is_correct = choice.is_correct and choice.pk not in losing
-        if changed := _changed_fields(choice, position=index, text=text, is_correct=correct):
+        message = f"cannot remove choice {choice.position} of question {question.key}: learners chose it"
+        _delete(document, choice, message)
+    for choice, (position, text, correct) in zip(kept, wanted):
+        if changed := _changed_fields(choice, position=position, text=text, is_correct=correct):
             choice.save(update_fields=changed)
     Choice.objects.bulk_create(
-        Choice(question=question, text=text, is_correct=correct, position=index)
-        for index, (text, correct) in enumerate(wanted[len(kept) :], start=len(kept) + 1)
+        Choice(question=question, position=position, text=text, is_correct=correct)
+        for position, text, correct in wanted[len(kept) :]
     )
     return True
+
+
+def _clear_stale_marks(kept, extra, wanted):
+    # The partial unique index allows one correct choice per question at any moment, so every
+    # choice that stops being correct is cleared before the new correct one is saved.
+    stale = [choice for choice, (_, _, correct) in zip(kept, wanted) if choice.is_correct and not correct]
+    stale += [choice for choice in extra if choice.is_correct]
+    Choice.objects.filter(pk__in=[choice.pk for choice in stale]).update(is_correct=False)
+    for choice in stale:
+        choice.is_correct = False  # as the row now is, so it is not saved a second time
 
 
 def _save_cards(document, deck):

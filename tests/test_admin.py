@@ -86,4 +86,7 @@ def test_every_admin_list_and_change_page_renders(admin_client):
     for obj in objects:
         meta = obj._meta
         assert admin_client.get(reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist")).status_code == 200
-        assert admin_client.get(reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[obj.pk])).status_code == 200
+        assert (
+            admin_client.get(reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[obj.pk])).status_code
+            == 200
+        )

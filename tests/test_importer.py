@@ -209,9 +209,17 @@ def test_moving_the_correct_mark_to_another_choice_updates_it_in_place(tmp_path)
 
 
 def test_questions_and_choices_removed_from_the_source_are_deleted(tmp_path):
-    run_import(write(tmp_path, "quiz.txt", quiz_text(question(1, choices=("a (Correct answer)", "b", "c"), answer="a"), question(2))))
+    run_import(
+        write(
+            tmp_path,
+            "quiz.txt",
+            quiz_text(question(1, choices=("a (Correct answer)", "b", "c"), answer="a"), question(2)),
+        )
+    )
 
-    out, _ = run_import(write(tmp_path, "quiz.txt", quiz_text(question(1, choices=("a (Correct answer)", "b"), answer="a"))))
+    out, _ = run_import(
+        write(tmp_path, "quiz.txt", quiz_text(question(1, choices=("a (Correct answer)", "b"), answer="a")))
+    )
 
     assert list(Question.objects.values_list("key", flat=True)) == ["q1"]
     assert list(Choice.objects.values_list("text", flat=True)) == ["a", "b"]
@@ -243,19 +251,34 @@ def test_it_imports_documents_it_has_never_seen(tmp_path):
         "networks.txt",
         quiz_text(
             question(1, "Which layer routes packets?", ("Network (Correct answer)", "Session", "Physical"), "Network"),
-            question(3, "What does DNS resolve?", ("MAC addresses", "Names to addresses (Correct answer)"), "Names to addresses"),
+            question(
+                3,
+                "What does DNS resolve?",
+                ("MAC addresses", "Names to addresses (Correct answer)"),
+                "Names to addresses",
+            ),
             title="Networking drill",
         ),
     )
-    deck = write(tmp_path, "storage.md", "Storage cards\n\nFront A\n\nBack A\n\nMyth A\n\nFix A\n\nFront B\nsecond line\n\nBack B\n\nMyth B\n\nFix B\n")
+    deck = write(
+        tmp_path,
+        "storage.md",
+        "Storage cards\n\nFront A\n\nBack A\n\nMyth A\n\nFix A\n\nFront B\nsecond line\n\nBack B\n\nMyth B\n\nFix B\n",
+    )
 
     out, _ = run_import(quiz, deck)
 
     question_set = QuestionSet.objects.get(title="Networking drill")
-    assert [(q.key, q.position, q.choices.count()) for q in question_set.questions.all()] == [("q1", 1, 3), ("q3", 2, 2)]
+    assert [(q.key, q.position, q.choices.count()) for q in question_set.questions.all()] == [
+        ("q1", 1, 3),
+        ("q3", 2, 2),
+    ]
     assert question_set.questions.get(key="q3").correct_choice.text == "Names to addresses"
     cards = Deck.objects.get(title="Storage cards").cards.all()
-    assert [(c.key, c.front, c.correction) for c in cards] == [("c1", "Front A", "Fix A"), ("c2", "Front B\nsecond line", "Fix B")]
+    assert [(c.key, c.front, c.correction) for c in cards] == [
+        ("c1", "Front A", "Fix A"),
+        ("c2", "Front B\nsecond line", "Fix B"),
+    ]
     assert SourceDocument.objects.get(file_name="storage.md").kind == SourceDocument.Kind.DECK
     assert 'quiz "Networking drill": 2 questions (2 new, 0 updated)' in out
     assert 'deck "Storage cards": 2 cards (2 new, 0 updated)' in out
@@ -271,12 +294,28 @@ BAD_DOCUMENTS = {
         "a second choice is marked (Correct answer) (first on line 3)",
     ),
     "answer_disagrees": (quiz_text(question(1, answer="wrong")), 5, "'Correct answer:' does not match"),
-    "missing_answer_line": (quiz_text(question(1, answer=None), question(2)), 5, "expected a 'Correct answer: ...' line"),
+    "missing_answer_line": (
+        quiz_text(question(1, answer=None), question(2)),
+        5,
+        "expected a 'Correct answer: ...' line",
+    ),
     "missing_explanation": (quiz_text(question(1), question(2, explanation=None)), 11, "expected one explanation line"),
-    "missing_explanation_before_next": (quiz_text(question(1, explanation=None), question(2)), 6, "expected one explanation"),
+    "missing_explanation_before_next": (
+        quiz_text(question(1, explanation=None), question(2)),
+        6,
+        "expected one explanation",
+    ),
     "one_choice": (quiz_text(question(1, choices=("a (Correct answer)",), answer="a")), 2, "has 1 choice(s)"),
-    "duplicate_number": (quiz_text(question(1), question(2), question(1)), 12, "Question 1 appears twice (first on line 2)"),
-    "incomplete_card": ("Deck\n\nQ1\n\nA1\n\nM1\n\nC1\n\nQ2\n\nA2\n\nM2\n", 11, "card 2 is incomplete: 3 paragraph(s) left"),
+    "duplicate_number": (
+        quiz_text(question(1), question(2), question(1)),
+        12,
+        "Question 1 appears twice (first on line 2)",
+    ),
+    "incomplete_card": (
+        "Deck\n\nQ1\n\nA1\n\nM1\n\nC1\n\nQ2\n\nA2\n\nM2\n",
+        11,
+        "card 2 is incomplete: 3 paragraph(s) left",
+    ),
     "title_only_deck": ("Just a title\n", 1, "no cards"),
     "empty": ("", 1, "file is empty"),
     "blank_lines_only": ("\n  \n", 1, "file is empty"),
@@ -288,7 +327,11 @@ BAD_DOCUMENTS = {
         2,
         "exactly one choice must have",
     ),
-    "json_missing_key": ('{"decks": [\n {"title": "D", "source": "d.txt", "cards": [\n  {"key": "c1", "front": "F"}]}]}', 3, '"back" must be'),
+    "json_missing_key": (
+        '{"decks": [\n {"title": "D", "source": "d.txt", "cards": [\n  {"key": "c1", "front": "F"}]}]}',
+        3,
+        '"back" must be',
+    ),
 }
 
 

@@ -17,8 +17,12 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("files", nargs="+", metavar="FILE", help="documents to import (format detected from content)")
-        parser.add_argument("--dry-run", action="store_true", help="parse, validate and save, then roll everything back")
+        parser.add_argument(
+            "files", nargs="+", metavar="FILE", help="documents to import (format detected from content)"
+        )
+        parser.add_argument(
+            "--dry-run", action="store_true", help="parse, validate and save, then roll everything back"
+        )
 
     def handle(self, *args, files, dry_run, **options):
         try:
