@@ -1,3 +1,5 @@
+import os
+
 import pytest
 from django.test import Client
 
@@ -31,3 +33,45 @@ def other_client(other_learner):
 @pytest.fixture
 def question_set(db):
     return make_question_set("Networking basics", questions=3)
+
+
+# --- Browser tests (Playwright + Debian's Chromium) ---------------------------------------
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser import CHROMIUM_ARGS, chromium_or_skip
+
+    executable = chromium_or_skip()
+    # Playwright's sync API runs an event loop in this thread; the ORM calls the tests
+    # make between browser steps are still plain synchronous code.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, live_server, transactional_db, request):
+    context = browser.new_context(base_url=live_server.url, viewport={"width": 1000, "height": 800})
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    if request.node.rep_call.failed if hasattr(request.node, "rep_call") else False:
+        from tests.browser import ARTIFACTS
+
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
+    context.close()
+    assert not errors, f"JavaScript errors in the page: {errors}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"rep_{report.when}", report)

@@ -1,0 +1,34 @@
+"""Shared set-up for the Playwright tests: Debian's Chromium, one browser per session.
+
+Playwright cannot download its own browsers here, so the tests drive /usr/bin/chromium
+(or $CHROMIUM). Without it they skip on a developer's machine, but with CI=true they
+fail: a browser test that did not run is not a passing one.
+"""
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+# Chromium's background services would try the network, which is closed here.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def chromium_or_skip():
+    if Path(CHROMIUM).exists() or shutil.which(CHROMIUM):
+        return CHROMIUM
+    message = f"Chromium not found at {CHROMIUM}: apt-get install chromium (or set CHROMIUM=/path)"
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(message + " -- CI must run the browser tests", pytrace=False)
+    pytest.skip(message)

@@ -1,0 +1,130 @@
+"""A newcomer signs up and takes the seed quiz in a real Chromium, by keyboard and mouse."""
+
+import re
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from playwright.sync_api import expect
+
+from quiz.models import Attempt, Question
+
+pytestmark = pytest.mark.browser
+
+SEED = Path(__file__).resolve().parent.parent / "fixtures" / "seed.json"
+PASSWORD = "a-long-unusual-passphrase-42"
+
+
+def sign_up(page, username):
+    page.goto("/accounts/signup/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password", exact=True).fill(PASSWORD)
+    page.get_by_label("Password confirmation").fill(PASSWORD)
+    page.get_by_role("button", name="Sign up").click()
+    expect(page.get_by_text(f"Welcome, {username}")).to_be_visible()
+
+
+def shown_choices(page):
+    return page.locator("#question-card .choice-text").all_inner_texts()
+
+
+def current_question(page):
+    stem = page.locator("#question-card h2.stem").inner_text()
+    return Question.objects.prefetch_related("choices").get(stem=stem)
+
+
+def key_of(page, correct):
+    """The 1-based key of the right (or a wrong) choice as shown on screen."""
+    question = current_question(page)
+    texts = [choice.text for choice in question.choices.all() if choice.is_correct == correct]
+    return next(index for index, text in enumerate(shown_choices(page), start=1) if text in texts)
+
+
+def expect_question(page, number):
+    expect(page.locator(".progress-label")).to_have_text(f"Question {number} of 7")
+    expect(page).to_have_url(re.compile(rf"/questions/{number}/$"))
+
+
+def test_a_newcomer_takes_the_seed_quiz_with_keyboard_and_mouse(page):
+    call_command("import_questions", str(SEED), verbosity=0)
+    sign_up(page, "newcomer")
+
+    page.get_by_role("button", name="Start quiz").first.click()
+    expect_question(page, 1)
+    page.evaluate("window.stillTheSamePage = true")
+
+    # Question 1 by keyboard: a number key picks, Enter submits, the feedback swaps in.
+    page.keyboard.press(str(key_of(page, correct=True)))
+    page.keyboard.press("Enter")
+    expect(page.locator(".verdict")).to_have_text("Correct!")
+    expect(page.locator(".explanation")).to_contain_text("ZeRO (from DeepSpeed)")
+    assert page.evaluate("window.stillTheSamePage"), "HTMX swapped the fragment, no full page load"
+
+    # N goes to the next question; question 2 by mouse, answered wrong on purpose.
+    page.keyboard.press("n")
+    expect_question(page, 2)
+    page.locator("#question-card .choice").nth(key_of(page, correct=False) - 1).click()
+    page.get_by_role("button", name="Submit answer").click()
+    expect(page.locator(".verdict")).to_have_text("Not quite.")
+    expect(page.locator(".is-correct .choice-text")).to_have_text("Tensor parallelism for inference")
+    expect(page.locator(".is-chosen .tag")).to_have_text("Your answer")
+
+    # Reload mid-quiz: the answered question keeps its feedback; the next one resumes.
+    page.reload()
+    expect(page.locator(".verdict")).to_have_text("Not quite.")
+    page.get_by_role("link", name="Next question").click()
+    expect_question(page, 3)
+    page.reload()
+    expect_question(page, 3)
+    page.goto("/")
+    page.get_by_role("link", name="Resume").click()
+    expect_question(page, 3)
+
+    for number in range(3, 8):
+        expect_question(page, number)
+        page.keyboard.press(str(key_of(page, correct=True)))
+        page.keyboard.press("Enter")
+        expect(page.locator(".verdict")).to_have_text("Correct!")
+        page.keyboard.press("n")
+
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Results")
+    expect(page.get_by_test_id("score")).to_contain_text("6 of 7")
+    expect(page.locator(".result-item")).to_have_count(7)
+    expect(page.locator(".result-item .explanation")).to_have_count(7)
+    attempt = Attempt.objects.get(user__username="newcomer")
+    assert (attempt.correct_count, attempt.is_finished) == (6, True)
+
+    page.get_by_role("link", name="My attempts", exact=True).click()
+    expect(page.get_by_role("cell", name="6/7 (86%)")).to_be_visible()
+
+
+def test_the_quiz_works_with_javascript_off(browser, live_server, transactional_db):
+    call_command("import_questions", str(SEED), verbosity=0)
+    context = browser.new_context(base_url=live_server.url, java_script_enabled=False)
+    page = context.new_page()
+    sign_up(page, "nojs")
+
+    page.get_by_role("button", name="Start quiz").first.click()
+    expect_question(page, 1)
+    page.locator("#question-card .choice").nth(key_of(page, correct=True) - 1).click()
+    page.get_by_role("button", name="Submit answer").click()
+    expect(page.locator(".verdict")).to_have_text("Correct!")
+    page.get_by_role("link", name="Next question").click()
+    expect_question(page, 2)
+    context.close()
+
+
+def test_the_question_page_is_usable_on_a_phone_in_dark_mode(browser, live_server, transactional_db):
+    call_command("import_questions", str(SEED), verbosity=0)
+    context = browser.new_context(
+        base_url=live_server.url, viewport={"width": 375, "height": 740}, color_scheme="dark", is_mobile=True
+    )
+    page = context.new_page()
+    sign_up(page, "phone")
+    page.get_by_role("button", name="Start quiz").first.click()
+
+    no_horizontal_scroll = page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert no_horizontal_scroll
+    assert background == "rgb(18, 19, 23)"
+    context.close()
