@@ -17,6 +17,7 @@ from django.urls import reverse
 from django_htmx.http import HttpResponseClientRedirect, push_url
 from django.views.decorators.http import require_http_methods, require_POST
 
+from . import grading
 from .forms import AnswerForm, SignUpForm, StartAttemptForm
 from .models import Attempt, AttemptQuestion, Choice, Deck, QuestionSet
 
@@ -24,7 +25,7 @@ from .models import Attempt, AttemptQuestion, Choice, Deck, QuestionSet
 def _get_attempt_for_user(request, attempt_id):
     """The signed-in learner's own attempt, or 404: nobody else's attempts exist for them."""
     return get_object_or_404(
-        Attempt.objects.for_user(request.user).select_related("question_set"), pk=attempt_id
+        Attempt.objects.for_user(request.user).select_related("question_set", "user"), pk=attempt_id
     )
 
 
@@ -102,7 +103,7 @@ def attempt_question(request, attempt_id, position):
             return HttpResponseBadRequest("This attempt is finished; it takes no more answers.")
         if not form.is_valid():
             return _render_question(request, attempt, slot, form, status=400)
-        attempt.record_answer(slot, form.cleaned_data["choice"])
+        grading.submit_answer(attempt=attempt, slot=slot, choice=form.cleaned_data["choice"])
     deferred = not attempt.shows_feedback_per_question
     if slot.is_answered and deferred and (request.method == "POST" or not attempt.is_finished):
         return redirect(attempt)  # deferred feedback: straight on to the next question or the results

@@ -79,9 +79,10 @@ def test_question_page(learner_client, learner, questions, django_assert_max_num
 def test_answering(learner_client, learner, questions, django_assert_max_num_queries):
     attempt = start_attempt(learner, make_question_set(questions=questions))
     choice = correct_choice(attempt.slots.get(position=1))
-    # attempt; slot; choices; savepoint, time of the last answer, the guarded update,
-    # "any question left?", release; the slot re-read after the update
-    with django_assert_max_num_queries(AUTH + 9):
+    # attempt with set and user; slot; choices; two savepoints, time of the last answer, the
+    # guarded update, "any question left?", release, the slot's answer re-read; then the
+    # question's memory state: read, savepoint, insert, review log row, two releases
+    with django_assert_max_num_queries(AUTH + 16):
         response = learner_client.post(reverse("attempt_question", args=[attempt.pk, 1]), {"choice": choice.pk})
     assert response.status_code == 302
 
