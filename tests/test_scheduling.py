@@ -1,0 +1,243 @@
+"""FSRS scheduling, the study queue and undo, on a fixed clock."""
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from quiz import grading, scheduling
+from quiz.models import MemoryState, Review
+from quiz.scheduling import Scope, next_entry, rate, undo_last
+from tests.factories import correct_choice, make_deck, make_question_set, start_attempt, wrong_choice
+
+NOW = datetime(2026, 3, 10, 12, 0, tzinfo=timezone.utc)
+Kind = MemoryState.Kind
+Rating = Review.Rating
+STUDY = Review.Source.STUDY
+
+
+def rate_card(user, card, rating, now=NOW, **kwargs):
+    return rate(user=user, kind=Kind.CARD, item=card, rating=rating, source=STUDY, now=now, **kwargs)
+
+
+def memory_of(user, card, kind=Kind.CARD):
+    return MemoryState.objects.get(user=user, kind=kind, card=card)
+
+
+def test_good_on_a_new_card_moves_due_into_the_future_and_again_keeps_it_within_minutes(learner):
+    good_card, again_card = make_deck(cards=2).cards.all()
+
+    rate_card(learner, good_card, Rating.GOOD)
+    rate_card(learner, again_card, Rating.AGAIN)
+
+    assert memory_of(learner, good_card).due > NOW
+    assert NOW < memory_of(learner, again_card).due <= NOW + timedelta(minutes=10)
+
+
+def test_good_twice_graduates_the_card_to_days(learner):
+    card = make_deck(cards=1).cards.get()
+    rate_card(learner, card, Rating.GOOD)
+    later = memory_of(learner, card).due
+
+    rate_card(learner, card, Rating.GOOD, now=later)
+
+    memory = memory_of(learner, card)
+    assert memory.phase == MemoryState.Phase.REVIEW
+    assert memory.due >= later + timedelta(days=1)
+    assert memory.reps == 2
+
+
+def test_again_on_a_review_card_counts_a_lapse_and_comes_back_within_minutes(learner):
+    card = make_deck(cards=1).cards.get()
+    rate_card(learner, card, Rating.EASY)
+    review_due = memory_of(learner, card).due
+
+    rate_card(learner, card, Rating.AGAIN, now=review_due)
+
+    memory = memory_of(learner, card)
+    assert memory.lapses == 1
+    assert memory.phase == MemoryState.Phase.RELEARNING
+    assert memory.due <= review_due + timedelta(minutes=10)
+
+
+def test_each_rating_writes_one_log_row_with_its_details(learner):
+    card = make_deck(cards=1).cards.get()
+
+    review = rate_card(learner, card, Rating.HARD, duration_ms=4200)
+
+    assert Review.objects.count() == 1
+    assert (review.rating, review.reviewed_at, review.duration_ms, review.was_new) == (2, NOW, 4200, True)
+    assert review.due_after == memory_of(learner, card).due
+    assert review.retrievability is None  # nothing to recall the first time
+
+
+def test_a_stale_rating_is_refused_and_writes_nothing(learner):
+    card = make_deck(cards=1).cards.get()
+    rate_card(learner, card, Rating.GOOD, expected_reps=0)
+
+    repeat = rate_card(learner, card, Rating.GOOD, expected_reps=0)
+
+    assert repeat is None
+    assert Review.objects.count() == 1
+    assert memory_of(learner, card).reps == 1
+
+
+def test_button_labels_show_the_next_interval():
+    labels = {r: scheduling.short_interval(d) for r, d in scheduling.next_intervals(None, NOW).items()}
+
+    assert labels[Rating.AGAIN] == "1m"
+    assert labels[Rating.GOOD] == "10m"
+    assert labels[Rating.EASY].endswith("d")
+
+
+@pytest.mark.parametrize(
+    "delta, label",
+    [(timedelta(seconds=30), "1m"), (timedelta(hours=3), "3h"), (timedelta(days=2), "2d"), (timedelta(days=400), "1.1y")],
+)
+def test_short_interval(delta, label):
+    assert scheduling.short_interval(delta) == label
+
+
+# --- Undo ---------------------------------------------------------------------------------
+
+def test_undo_restores_the_previous_state_exactly_and_removes_the_log_row(learner):
+    card = make_deck(cards=1).cards.get()
+    rate_card(learner, card, Rating.GOOD)
+    before = scheduling.snapshot(memory_of(learner, card))
+
+    rate_card(learner, card, Rating.AGAIN, now=NOW + timedelta(minutes=11))
+    undone = undo_last(user=learner)
+
+    assert undone.rating == Rating.AGAIN
+    assert scheduling.snapshot(memory_of(learner, card)) == before
+    assert Review.objects.count() == 1
+
+
+def test_undoing_the_first_rating_makes_the_card_new_again(learner):
+    card = make_deck(cards=1).cards.get()
+    rate_card(learner, card, Rating.GOOD)
+
+    undo_last(user=learner)
+
+    assert not MemoryState.objects.exists()
+    assert not Review.objects.exists()
+
+
+def test_undo_with_nothing_to_undo_changes_nothing(learner, other_learner):
+    card = make_deck(cards=1).cards.get()
+    rate_card(other_learner, card, Rating.GOOD)
+
+    assert undo_last(user=learner) is None
+    assert Review.objects.count() == 1
+
+
+# --- The queue --------------------------------------------------------------------------------
+
+def graduate(user, card, rating=Rating.EASY, when=NOW - timedelta(days=60)):
+    rate_card(user, card, rating, now=when)
+
+
+def test_the_queue_gives_due_reviews_least_recalled_first_then_new_then_learning(learner):
+    learner.new_cards_per_day = 2
+    learner.save()
+    deck = make_deck(cards=5)
+    strong, weak, learning, first_new, second_new = deck.cards.order_by("position")
+    graduate(learner, strong, when=NOW - timedelta(days=20))
+    graduate(learner, weak, when=NOW - timedelta(days=40))
+    rate_card(learner, learning, Rating.AGAIN, now=NOW - timedelta(minutes=30))  # today's first new card
+    scope = Scope(kinds=(Kind.CARD,), deck=deck)
+
+    order = []
+    for _ in range(4):
+        entry = next_entry(user=learner, scope=scope, now=NOW)
+        order.append(entry.item)
+        rate_card(learner, entry.item, Rating.EASY)
+
+    assert order == [weak, strong, first_new, learning]  # second_new waits: the daily limit is 2
+    assert next_entry(user=learner, scope=scope, now=NOW) is None
+
+
+def test_due_reviews_are_ordered_by_predicted_recall_not_by_due_date(learner):
+    deck = make_deck(cards=2)
+    short, long = deck.cards.order_by("position")
+    graduate(learner, short, rating=Rating.GOOD, when=NOW - timedelta(days=30))
+    graduate(learner, long, rating=Rating.EASY, when=NOW - timedelta(days=30))
+    MemoryState.objects.update(phase=MemoryState.Phase.REVIEW, due=NOW - timedelta(days=1))
+    recall = {c: scheduling.retrievability(memory_of(learner, c), NOW) for c in (short, long)}
+
+    entry = next_entry(user=learner, scope=Scope(kinds=(Kind.CARD,), deck=deck, include_new=False), now=NOW)
+
+    assert entry.item == min(recall, key=recall.get)
+
+
+def test_new_cards_stop_at_the_daily_limit(learner):
+    learner.new_cards_per_day = 2
+    learner.save()
+    deck = make_deck(cards=3)
+    scope = Scope(kinds=(Kind.CARD,), deck=deck)
+    for _ in range(2):
+        rate_card(learner, next_entry(user=learner, scope=scope, now=NOW).item, Rating.EASY)
+
+    assert next_entry(user=learner, scope=scope, now=NOW) is None
+    status = scheduling.queue_status(user=learner, scope=scope, now=NOW)
+    assert status.new_limit_reached
+    assert status.next_due > NOW
+
+
+def test_the_daily_limit_resets_at_midnight_in_the_learners_time_zone(learner):
+    learner.time_zone = "Asia/Tokyo"  # UTC+9: local midnight is 15:00 UTC
+    learner.new_cards_per_day = 1
+    learner.save()
+    deck = make_deck(cards=3)
+    scope = Scope(kinds=(Kind.CARD,), deck=deck)
+    late_evening = datetime(2026, 3, 10, 14, 30, tzinfo=timezone.utc)  # 23:30 in Tokyo
+    rate_card(learner, deck.cards.get(position=1), Rating.EASY, now=late_evening)
+
+    assert next_entry(user=learner, scope=scope, now=late_evening + timedelta(minutes=20)) is None  # 23:50
+    after_midnight = next_entry(user=learner, scope=scope, now=late_evening + timedelta(minutes=40))  # 00:10
+    assert after_midnight.item == deck.cards.get(position=2)
+
+
+def test_utc_midnight_does_not_reset_the_limit_for_a_learner_elsewhere(learner):
+    learner.time_zone = "America/Los_Angeles"  # UTC-8 in March before DST: 16:00 local at UTC midnight
+    learner.new_cards_per_day = 1
+    learner.save()
+    deck = make_deck(cards=2)
+    scope = Scope(kinds=(Kind.CARD,), deck=deck)
+    rate_card(learner, deck.cards.get(position=1), Rating.EASY, now=datetime(2026, 3, 6, 23, 0, tzinfo=timezone.utc))
+
+    assert next_entry(user=learner, scope=scope, now=datetime(2026, 3, 7, 1, 0, tzinfo=timezone.utc)) is None
+
+
+def test_one_learners_study_does_not_touch_anothers_queue(learner, other_learner):
+    deck = make_deck(cards=1)
+    rate_card(other_learner, deck.cards.get(), Rating.EASY)
+
+    entry = next_entry(user=learner, scope=Scope(kinds=(Kind.CARD,), deck=deck), now=NOW)
+
+    assert entry.memory is None  # still new for this learner
+
+
+# --- Quiz questions in the same queue -------------------------------------------------------
+
+def test_a_question_answered_wrong_in_a_quiz_comes_back_as_due(learner):
+    attempt = start_attempt(learner, make_question_set(questions=2))
+    wrong_slot, right_slot = attempt.slots.order_by("position")
+    grading.submit_answer(attempt=attempt, slot=wrong_slot, choice=wrong_choice(wrong_slot), now=NOW)
+    grading.submit_answer(attempt=attempt, slot=right_slot, choice=correct_choice(right_slot), now=NOW)
+    review_scope = Scope(kinds=(Kind.CARD, Kind.QUESTION), include_new=False)
+
+    assert next_entry(user=learner, scope=review_scope, now=NOW) is None
+    entry = next_entry(user=learner, scope=review_scope, now=NOW + timedelta(minutes=5))
+    assert entry.kind == Kind.QUESTION
+    assert entry.item == wrong_slot.question
+
+
+def test_a_repeated_quiz_answer_schedules_once(learner):
+    attempt = start_attempt(learner, make_question_set(questions=2))
+    slot = attempt.slots.get(position=1)
+
+    grading.submit_answer(attempt=attempt, slot=slot, choice=correct_choice(slot), now=NOW)
+    grading.submit_answer(attempt=attempt, slot=slot, choice=correct_choice(slot), now=NOW)
+
+    assert Review.objects.filter(source=Review.Source.QUIZ).count() == 1
+    assert MemoryState.objects.get(kind=Kind.QUESTION).reps == 1
