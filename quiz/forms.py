@@ -1,7 +1,7 @@
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
-from .models import Attempt, Choice, User
+from .models import Attempt, User
 
 
 class SignUpForm(UserCreationForm):
@@ -18,22 +18,15 @@ class StartAttemptForm(forms.Form):
 
 
 class AnswerForm(forms.Form):
-    """Validates a submitted choice against the slot and converts it to the Choice row.
+    """Validates the number of the choice picked, as shown on screen (1, 2, 3...).
 
-    Only the choices this slot showed are accepted, so a choice id from another question
-    (or made up) is a validation error, never an answer.
+    Numbers rather than database ids: ids follow the source document's order and would undo
+    the shuffle. Anything but a shown number is a validation error, never an answer.
     """
 
     choice = forms.TypedChoiceField(coerce=int, error_messages={"required": "Pick one of the choices."})
 
     def __init__(self, slot, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.slot = slot
-        self.fields["choice"].choices = [(pk, pk) for pk in slot.choice_order]
-
-    def clean_choice(self):
-        choice_id = self.cleaned_data["choice"]
-        for choice in self.slot.question.choices.all():
-            if choice.pk == choice_id:
-                return choice
-        raise forms.ValidationError("That choice is no longer part of this question.")
+        numbers = range(1, len(slot.shown_choices) + 1)
+        self.fields["choice"].choices = [(number, number) for number in numbers]

@@ -13,23 +13,23 @@ def rating_for(is_correct):
     return Review.Rating.GOOD if is_correct else Review.Rating.AGAIN
 
 
-def submit_answer(*, attempt, slot, choice, now=None):
-    """Record the learner's choice on the slot and schedule the question; True if recorded.
+def submit_answer(*, attempt, slot, number, now=None):
+    """Record the learner's pick (its number as shown) and schedule the question; True if recorded.
 
     Both happen in one transaction, and a repeat submit (already answered) schedules nothing,
     so a question is never counted twice.
     """
     now = now or timezone.now()
     with transaction.atomic():
-        recorded = attempt.record_answer(slot, choice, now=now)
+        recorded = attempt.record_answer(slot, number, now=now)
         if recorded:
             scheduling.rate(
                 user=attempt.user,
                 kind=MemoryState.Kind.QUESTION,
                 item=slot.question,
-                rating=rating_for(choice.is_correct),
+                rating=rating_for(slot.is_correct),
                 source=Review.Source.QUIZ,
                 now=now,
-                chosen_choice=choice,
+                chosen_choice_id=slot.chosen_choice_id,
             )
     return recorded

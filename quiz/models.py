@@ -187,27 +187,29 @@ class AttemptQuerySet(models.QuerySet):
         existing = self.for_user(user).unfinished().filter(question_set=question_set).first()
         if existing:
             return existing, False
-        questions = list(question_set.questions.prefetch_related("choices"))
         try:
-            with transaction.atomic():
-                attempt = self.create(
-                    user=user,
-                    question_set=question_set,
-                    feedback=feedback or Attempt.Feedback.IMMEDIATE,
-                    question_count=len(questions),
-                )
-                AttemptQuestion.objects.bulk_create(
-                    AttemptQuestion(
-                        attempt=attempt,
-                        question=question,
-                        position=position,
-                        choice_order=shuffled([choice.pk for choice in question.choices.all()], rng),
-                    )
-                    for position, question in enumerate(questions, start=1)
-                )
+            attempt = self._create_with_slots(
+                user=user, questions=question_set.questions.all(), feedback=feedback, rng=rng, question_set=question_set
+            )
         except IntegrityError:
             return self.for_user(user).unfinished().get(question_set=question_set), False
         return attempt, True
+
+    def start_custom(self, *, user, title, questions, feedback=None, rng=random):
+        """A quiz over any list of questions (which may span sets), in the order given."""
+        return self._create_with_slots(user=user, questions=questions, feedback=feedback, rng=rng, title=title)
+
+    def _create_with_slots(self, *, user, questions, feedback, rng, **fields):
+        questions = list(questions.prefetch_related("choices"))
+        with transaction.atomic():
+            attempt = self.create(
+                user=user, feedback=feedback or Attempt.Feedback.IMMEDIATE, question_count=len(questions), **fields
+            )
+            AttemptQuestion.objects.bulk_create(
+                AttemptQuestion.shown_to_learner(attempt, position, question, rng)
+                for position, question in enumerate(questions, start=1)
+            )
+        return attempt
 
 
 class Attempt(models.Model):
@@ -218,7 +220,11 @@ class Attempt(models.Model):
         DEFERRED = "deferred", "At the end of the attempt"
 
     user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="attempts")
-    question_set = models.ForeignKey(QuestionSet, on_delete=models.CASCADE, related_name="attempts")
+    # Empty for a quiz built on the fly (say, "Retake my mistakes"), which has a title instead.
+    question_set = models.ForeignKey(
+        QuestionSet, null=True, blank=True, on_delete=models.CASCADE, related_name="attempts"
+    )
+    title = models.CharField(max_length=255, blank=True)
     feedback = models.CharField(max_length=16, choices=Feedback.choices, default=Feedback.IMMEDIATE)
     started_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -242,7 +248,11 @@ class Attempt(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.user} on {self.question_set} ({self.started_at:%Y-%m-%d %H:%M})"
+        return f"{self.user} on {self.display_title} ({self.started_at:%Y-%m-%d %H:%M})"
+
+    @property
+    def display_title(self):
+        return self.title or (self.question_set.title if self.question_set_id else "Quiz")
 
     def get_absolute_url(self):
         return reverse("attempt", args=[self.pk])
@@ -270,26 +280,33 @@ class Attempt(models.Model):
     def next_unanswered_slot(self):
         return self.slots.filter(answered_at__isnull=True).order_by("position").first()
 
-    def record_answer(self, slot, choice, *, now=None):
-        """Save the learner's choice on a slot; return True if this call recorded it.
+    def record_answer(self, slot, number, *, now=None):
+        """Save the learner's pick (the 1-based number of a choice as shown); True if recorded.
 
-        The conditional UPDATE is the guard against double submits (double click, back
-        button, two tabs): only the first one finds the slot unanswered, later ones
-        change nothing. Answering the last slot finishes the attempt.
+        The grade comes from the slot's snapshot, i.e. from what the learner was shown. The
+        attempt row is locked and the UPDATE is conditional: a double submit (double click,
+        back button, two tabs) finds the slot answered and changes nothing, and two last
+        answers racing in two tabs cannot both miss finishing the attempt.
         """
-        if slot.attempt_id != self.pk or choice.pk not in slot.choice_order:
-            raise ValueError("choice does not belong to this attempt's question")
+        if slot.attempt_id != self.pk or not 1 <= number <= len(slot.shown_choices):
+            raise ValueError("no such choice in this attempt's question")
+        shown = slot.shown_choices[number - 1]
         now = now or timezone.now()
         with transaction.atomic():
+            Attempt.objects.select_for_update().filter(pk=self.pk).values_list("pk").get()
             previous = self.slots.filter(answered_at__isnull=False).aggregate(last=models.Max("answered_at"))
             since = max(filter(None, [previous["last"], self.started_at]))
             seconds = min(max(int((now - since).total_seconds()), 0), MAX_SECONDS_PER_QUESTION)
             recorded = AttemptQuestion.objects.filter(pk=slot.pk, answered_at__isnull=True).update(
-                chosen_choice=choice, is_correct=choice.is_correct, answered_at=now, seconds_spent=seconds
+                chosen_index=number,
+                chosen_choice=Subquery(Choice.objects.filter(pk=shown["id"]).values("pk")[:1]),
+                is_correct=shown["correct"],
+                answered_at=now,
+                seconds_spent=seconds,
             )
             if recorded and not self.slots.filter(answered_at__isnull=True).exists():
                 self.finish(now=now)
-        slot.refresh_from_db(fields=["chosen_choice", "is_correct", "answered_at", "seconds_spent"])
+        slot.refresh_from_db(fields=["chosen_index", "chosen_choice", "is_correct", "answered_at", "seconds_spent"])
         return bool(recorded)
 
     def finish(self, *, now=None):
@@ -301,18 +318,22 @@ class Attempt(models.Model):
 
 
 class AttemptQuestion(models.Model):
-    """One question of an attempt as the learner saw it (choice order) and answered it.
+    """One question of an attempt, exactly as the learner saw it, and their answer.
 
-    The answer lives on the slot, so one question of one attempt has at most one answer.
-    `is_correct` is stored when answering: the grade stays as given even if the source
-    document later changes which choice is right.
+    The stem and the choices (text, right or wrong, in the shuffled order) are copied when the
+    attempt starts, so editing the source later never changes what a past attempt shows or
+    how it was graded. The answer lives on the slot: one question of one attempt has at most
+    one answer.
     """
 
     attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="slots")
     question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="slots")
     position = models.PositiveIntegerField()
-    choice_order = models.JSONField(help_text="Choice ids in the order shown to the learner")
-    chosen_choice = models.ForeignKey(Choice, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    stem = models.TextField()
+    shown_choices = models.JSONField(help_text='[{"id", "text", "correct"}] in the order shown')
+    chosen_index = models.PositiveSmallIntegerField(null=True, blank=True, help_text="1-based, as shown")
+    # The live choice picked, for statistics across attempts; the snapshot above is the record.
+    chosen_choice = models.ForeignKey(Choice, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     is_correct = models.BooleanField(null=True)
     answered_at = models.DateTimeField(null=True, blank=True)
     seconds_spent = models.PositiveIntegerField(null=True, blank=True)
@@ -328,6 +349,38 @@ class AttemptQuestion(models.Model):
     def __str__(self):
         return f"{self.attempt_id} #{self.position}"
 
+    @classmethod
+    def shown_to_learner(cls, attempt, position, question, rng):
+        choices = shuffled(list(question.choices.all()), rng)
+        return cls(
+            attempt=attempt,
+            question=question,
+            position=position,
+            stem=question.stem,
+            shown_choices=[{"id": c.pk, "text": c.text, "correct": c.is_correct} for c in choices],
+        )
+
+    @property
+    def choice_order(self):
+        return [choice["id"] for choice in self.shown_choices]
+
+    @property
+    def choice_texts(self):
+        """What the question page shows before answering: texts only, nothing about correctness."""
+        return [choice["text"] for choice in self.shown_choices]
+
+    @property
+    def review(self):
+        """The choices as shown, with the learner's pick and the right one, for feedback."""
+        return [
+            {"number": number, "text": c["text"], "correct": c["correct"], "chosen": number == self.chosen_index}
+            for number, c in enumerate(self.shown_choices, start=1)
+        ]
+
+    @property
+    def correct_number(self):
+        return next(n for n, c in enumerate(self.shown_choices, start=1) if c["correct"])
+
     @property
     def is_answered(self):
         return self.answered_at is not None
@@ -335,11 +388,6 @@ class AttemptQuestion(models.Model):
     @property
     def time_spent(self):
         return None if self.seconds_spent is None else timedelta(seconds=self.seconds_spent)
-
-    def choices_in_order(self):
-        """The question's choices in the order this learner saw them (needs prefetched choices)."""
-        by_id = {choice.pk: choice for choice in self.question.choices.all()}
-        return [by_id[pk] for pk in self.choice_order if pk in by_id]
 
 
 class MemoryState(models.Model):
@@ -377,11 +425,13 @@ class MemoryState(models.Model):
     last_review = models.DateTimeField(null=True, blank=True)
     reps = models.PositiveIntegerField(default=0, help_text="Reviews so far; guards against double submits")
     lapses = models.PositiveIntegerField(default=0)
+    last_rating = models.PositiveSmallIntegerField(null=True, blank=True, help_text="1 = Again: last answer wrong")
 
     class Meta:
         indexes = [
             models.Index(fields=["user", "due"], name="memory_user_due"),
             models.Index(fields=["user", "kind", "phase", "due"], name="memory_user_kind_due"),
+            models.Index(fields=["user", "kind", "last_rating"], name="memory_user_kind_rating"),
         ]
         constraints = [
             models.UniqueConstraint(

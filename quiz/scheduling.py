@@ -52,7 +52,7 @@ def _copy_fsrs(memory, card):
     memory.last_review = card.last_review
 
 
-SNAPSHOT_FIELDS = ("phase", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses")
+SNAPSHOT_FIELDS = ("phase", "step", "stability", "difficulty", "due", "last_review", "reps", "lapses", "last_rating")
 
 
 def snapshot(memory):
@@ -127,6 +127,7 @@ def rate(*, user, kind, item, rating, source, now=None, expected_reps=None, dura
     lapsed = rating == Rating.Again and memory.phase == Phase.REVIEW
     _copy_fsrs(memory, card)
     memory.lapses += int(lapsed)
+    memory.last_rating = int(rating)
     try:
         with transaction.atomic():
             if not _save_guarded(memory, was_new):

@@ -10,7 +10,6 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.conf import settings
 from django.core.paginator import Paginator
-from django.db.models import Prefetch
 from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -19,7 +18,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from . import grading
 from .forms import AnswerForm, SignUpForm, StartAttemptForm
-from .models import Attempt, AttemptQuestion, Choice, Deck, QuestionSet
+from .models import Attempt, AttemptQuestion, Deck, QuestionSet
 
 
 def _get_attempt_for_user(request, attempt_id):
@@ -30,13 +29,9 @@ def _get_attempt_for_user(request, attempt_id):
 
 
 def _get_slot(attempt, position):
-    """One question of the attempt with its choices, or 404 for a position outside it."""
-    slots = AttemptQuestion.objects.filter(attempt=attempt).select_related("question", "chosen_choice")
-    slot = get_object_or_404(
-        slots.prefetch_related(Prefetch("question__choices", queryset=Choice.objects.order_by("position"))),
-        position=position,
-    )
-    slot.attempt = attempt  # already loaded; saves a query in the template
+    """One question of the attempt, or 404 for a position outside it."""
+    slot = get_object_or_404(AttemptQuestion.objects.filter(attempt=attempt).select_related("question"), position=position)
+    slot.attempt = attempt  # already loaded; saves a query
     return slot
 
 
@@ -103,7 +98,7 @@ def attempt_question(request, attempt_id, position):
             return HttpResponseBadRequest("This attempt is finished; it takes no more answers.")
         if not form.is_valid():
             return _render_question(request, attempt, slot, form, status=400)
-        grading.submit_answer(attempt=attempt, slot=slot, choice=form.cleaned_data["choice"])
+        grading.submit_answer(attempt=attempt, slot=slot, number=form.cleaned_data["choice"])
     deferred = not attempt.shows_feedback_per_question
     if slot.is_answered and deferred and (request.method == "POST" or not attempt.is_finished):
         return redirect(attempt)  # deferred feedback: straight on to the next question or the results
@@ -118,7 +113,7 @@ def _render_question(request, attempt, slot, form, status=200):
     template = "quiz/attempt_question.html"
     if request.htmx:
         template += "#question-card"
-    context = {"attempt": attempt, "slot": slot, "form": form, "choices": slot.choices_in_order()}
+    context = {"attempt": attempt, "slot": slot, "form": form}
     response = render(request, template, context, status=status)
     if request.htmx and status == 200:
         push_url(response, reverse("attempt_question", args=[attempt.pk, slot.position]))
@@ -137,9 +132,7 @@ def attempt_results(request, attempt_id):
     attempt = _get_attempt_for_user(request, attempt_id)
     if not attempt.is_finished:
         return redirect(attempt)
-    slots = attempt.slots.select_related("question", "chosen_choice").prefetch_related(
-        Prefetch("question__choices", queryset=Choice.objects.order_by("position"))
-    )
+    slots = attempt.slots.select_related("question")
     return render(request, "quiz/attempt_results.html", {"attempt": attempt, "slots": slots})
 
 

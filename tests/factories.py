@@ -66,11 +66,19 @@ def wrong_choice(slot):
     return slot.question.choices.filter(is_correct=False).first()
 
 
+def correct_number(slot):
+    """The on-screen number (1-based, as shuffled for this attempt) of the right choice."""
+    return slot.correct_number
+
+
+def wrong_number(slot):
+    return next(n for n, choice in enumerate(slot.shown_choices, start=1) if not choice["correct"])
+
+
 def answer_all(attempt, right=None):
     """Answer every open slot; `right` is how many of them to get right (all by default)."""
-    slots = list(attempt.slots.filter(answered_at__isnull=True).select_related("question"))
+    slots = list(attempt.slots.filter(answered_at__isnull=True))
     right = len(slots) if right is None else right
     for index, slot in enumerate(slots):
-        choice = correct_choice(slot) if index < right else wrong_choice(slot)
-        attempt.record_answer(slot, choice)
+        attempt.record_answer(slot, correct_number(slot) if index < right else wrong_number(slot))
     return attempt

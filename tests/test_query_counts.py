@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from quiz.models import Attempt
-from tests.factories import answer_all, correct_choice, make_question_set, start_attempt
+from tests.factories import answer_all, correct_number, make_question_set, start_attempt
 
 # Session + user lookups that every signed-in request makes.
 AUTH = 2
@@ -69,8 +69,8 @@ def test_my_attempts(learner_client, learner, question_set, django_assert_max_nu
 def test_question_page(learner_client, learner, questions, django_assert_max_num_queries):
     attempt = start_attempt(learner, make_question_set(questions=questions))
     add_finished_attempts(learner, attempt.question_set, 50)
-    # attempt with its set; the slot with question and choice; the question's choices
-    with django_assert_max_num_queries(AUTH + 3):
+    # attempt with its set and user; the slot with its question
+    with django_assert_max_num_queries(AUTH + 2):
         response = learner_client.get(reverse("attempt_question", args=[attempt.pk, 2]))
     assert response.status_code == 200
 
@@ -78,19 +78,19 @@ def test_question_page(learner_client, learner, questions, django_assert_max_num
 @pytest.mark.parametrize("questions", [3, 30])
 def test_answering(learner_client, learner, questions, django_assert_max_num_queries):
     attempt = start_attempt(learner, make_question_set(questions=questions))
-    choice = correct_choice(attempt.slots.get(position=1))
+    number = correct_number(attempt.slots.get(position=1))
     # attempt with set and user; slot; choices; two savepoints, time of the last answer, the
     # guarded update, "any question left?", release, the slot's answer re-read; then the
     # question's memory state: read, savepoint, insert, review log row, two releases
     with django_assert_max_num_queries(AUTH + 16):
-        response = learner_client.post(reverse("attempt_question", args=[attempt.pk, 1]), {"choice": choice.pk})
+        response = learner_client.post(reverse("attempt_question", args=[attempt.pk, 1]), {"choice": number})
     assert response.status_code == 302
 
 
 @pytest.mark.parametrize("questions", [3, 30])
 def test_results_page(learner_client, learner, questions, django_assert_max_num_queries):
     attempt = answer_all(start_attempt(learner, make_question_set(questions=questions)))
-    # attempt with its set; slots with question and chosen choice; their choices
-    with django_assert_max_num_queries(AUTH + 3):
+    # attempt with its set and user; slots with their questions (for the explanations)
+    with django_assert_max_num_queries(AUTH + 2):
         response = learner_client.get(reverse("attempt_results", args=[attempt.pk]))
     assert response.status_code == 200

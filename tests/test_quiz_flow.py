@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from quiz.models import Attempt, QuestionSet
-from tests.factories import correct_choice, make_question_set, start_attempt, wrong_choice
+from tests.factories import correct_choice, correct_number, make_question_set, start_attempt, wrong_number
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
@@ -60,8 +60,25 @@ def test_the_question_page_shows_progress_and_the_choices_in_the_stored_order(le
     html = learner_client.get(question_url(attempt, 2)).content.decode()
 
     assert "Question 2 of 3" in html
-    shown = [int(value) for value in re.findall(r'name="choice" value="(\d+)"', html)]
-    assert shown == slot.choice_order
+    assert re.findall(r'<span class="choice-text">([^<]*)</span>', html) == slot.choice_texts
+    assert re.findall(r'name="choice" value="(\d+)"', html) == ["1", "2", "3", "4"]
+
+
+def test_a_past_attempt_shows_what_the_learner_saw_even_after_the_content_changes(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    slot = attempt.slots.get(position=1)
+    seen = slot.choice_texts
+    attempt.record_answer(slot, wrong_number(slot))
+    question = slot.question
+    question.stem = "Rewritten stem"
+    question.save()
+    question.choices.update(text="Rewritten choice")
+
+    html = learner_client.get(question_url(attempt, 1)).content.decode()
+
+    assert "Rewritten" not in html
+    assert re.findall(r'<span class="choice-text">([^<]*)</span>', html) == seen
+    assert "Not quite." in html
 
 
 def test_choice_order_is_shuffled_per_attempt(learner, db):
@@ -81,9 +98,9 @@ def start_attempt_and_close(user, question_set, seed):
 def test_answering_with_a_plain_post_redirects_to_feedback(learner_client, learner, question_set):
     attempt = start_attempt(learner, question_set)
     slot = attempt.slots.get(position=1)
-    choice = wrong_choice(slot)
+    number = wrong_number(slot)
 
-    response = learner_client.post(question_url(attempt, 1), {"choice": choice.pk})
+    response = learner_client.post(question_url(attempt, 1), {"choice": number})
 
     assert response.status_code == 302
     assert response.url == question_url(attempt, 1)
@@ -98,7 +115,7 @@ def test_answering_with_htmx_returns_only_the_feedback_fragment(learner_client, 
     attempt = start_attempt(learner, question_set)
     slot = attempt.slots.get(position=1)
 
-    response = learner_client.post(question_url(attempt, 1), {"choice": correct_choice(slot).pk}, follow=True, **HTMX)
+    response = learner_client.post(question_url(attempt, 1), {"choice": correct_number(slot)}, follow=True, **HTMX)
 
     html = response.content.decode()
     assert response.status_code == 200
@@ -121,7 +138,7 @@ def test_an_empty_answer_re_renders_the_question_with_a_message(learner_client, 
 def test_next_goes_to_the_first_unanswered_question(learner_client, learner, question_set):
     attempt = start_attempt(learner, question_set)
     slot = attempt.slots.get(position=1)
-    attempt.record_answer(slot, correct_choice(slot))
+    attempt.record_answer(slot, correct_number(slot))
 
     response = learner_client.get(reverse("attempt", args=[attempt.pk]))
 
@@ -131,8 +148,8 @@ def test_next_goes_to_the_first_unanswered_question(learner_client, learner, que
 def test_answering_the_last_question_finishes_the_attempt_with_its_score(learner_client, learner, question_set):
     attempt = start_attempt(learner, question_set)
     for slot in attempt.slots.all():
-        choice = correct_choice(slot) if slot.position != 2 else wrong_choice(slot)
-        learner_client.post(question_url(attempt, slot.position), {"choice": choice.pk})
+        number = correct_number(slot) if slot.position != 2 else wrong_number(slot)
+        learner_client.post(question_url(attempt, slot.position), {"choice": number})
 
     attempt.refresh_from_db()
     assert attempt.is_finished
@@ -144,8 +161,7 @@ def test_answering_the_last_question_finishes_the_attempt_with_its_score(learner
 def test_the_results_page_shows_score_choices_and_explanations(learner_client, learner, question_set):
     attempt = start_attempt(learner, question_set)
     for slot in attempt.slots.all():
-        choice = wrong_choice(slot) if slot.position == 1 else correct_choice(slot)
-        attempt.record_answer(slot, choice)
+        attempt.record_answer(slot, wrong_number(slot) if slot.position == 1 else correct_number(slot))
 
     html = learner_client.get(reverse("attempt_results", args=[attempt.pk])).content.decode()
 
@@ -169,7 +185,7 @@ def test_deferred_feedback_moves_on_without_revealing_the_answer(learner_client,
     attempt = Attempt.objects.get(user=learner)
     slot = attempt.slots.get(position=1)
 
-    response = learner_client.post(question_url(attempt, 1), {"choice": wrong_choice(slot).pk}, follow=True)
+    response = learner_client.post(question_url(attempt, 1), {"choice": wrong_number(slot)}, follow=True)
 
     html = response.content.decode()
     assert response.redirect_chain[-1][0] == question_url(attempt, 2)
@@ -180,7 +196,7 @@ def test_deferred_feedback_moves_on_without_revealing_the_answer(learner_client,
 def test_deferred_feedback_shows_everything_on_the_results(learner_client, learner, question_set):
     attempt = start_attempt(learner, question_set, feedback=Attempt.Feedback.DEFERRED)
     for slot in attempt.slots.order_by("position"):
-        response = learner_client.post(question_url(attempt, slot.position), {"choice": correct_choice(slot).pk})
+        response = learner_client.post(question_url(attempt, slot.position), {"choice": correct_number(slot)})
 
     assert response.url == reverse("attempt", args=[attempt.pk])
     assert learner_client.get(response.url).url == reverse("attempt_results", args=[attempt.pk])
@@ -191,7 +207,7 @@ def test_the_last_deferred_answer_sends_htmx_to_the_results_page(learner_client,
     attempt = start_attempt(learner, question_set, feedback=Attempt.Feedback.DEFERRED)
     slot = attempt.slots.get()
 
-    response = learner_client.post(question_url(attempt, 1), {"choice": correct_choice(slot).pk}, follow=True, **HTMX)
+    response = learner_client.post(question_url(attempt, 1), {"choice": correct_number(slot)}, follow=True, **HTMX)
 
     assert response.headers["HX-Redirect"] == reverse("attempt_results", args=[attempt.pk])
 

@@ -7,7 +7,7 @@ import pytest
 from quiz import grading, scheduling
 from quiz.models import MemoryState, Review
 from quiz.scheduling import Scope, next_entry, rate, undo_last
-from tests.factories import correct_choice, make_deck, make_question_set, start_attempt, wrong_choice
+from tests.factories import correct_number, make_deck, make_question_set, start_attempt, wrong_number
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=timezone.utc)
 Kind = MemoryState.Kind
@@ -222,8 +222,8 @@ def test_one_learners_study_does_not_touch_anothers_queue(learner, other_learner
 def test_a_question_answered_wrong_in_a_quiz_comes_back_as_due(learner):
     attempt = start_attempt(learner, make_question_set(questions=2))
     wrong_slot, right_slot = attempt.slots.order_by("position")
-    grading.submit_answer(attempt=attempt, slot=wrong_slot, choice=wrong_choice(wrong_slot), now=NOW)
-    grading.submit_answer(attempt=attempt, slot=right_slot, choice=correct_choice(right_slot), now=NOW)
+    grading.submit_answer(attempt=attempt, slot=wrong_slot, number=wrong_number(wrong_slot), now=NOW)
+    grading.submit_answer(attempt=attempt, slot=right_slot, number=correct_number(right_slot), now=NOW)
     review_scope = Scope(kinds=(Kind.CARD, Kind.QUESTION), include_new=False)
 
     assert next_entry(user=learner, scope=review_scope, now=NOW) is None
@@ -236,8 +236,8 @@ def test_a_repeated_quiz_answer_schedules_once(learner):
     attempt = start_attempt(learner, make_question_set(questions=2))
     slot = attempt.slots.get(position=1)
 
-    grading.submit_answer(attempt=attempt, slot=slot, choice=correct_choice(slot), now=NOW)
-    grading.submit_answer(attempt=attempt, slot=slot, choice=correct_choice(slot), now=NOW)
+    grading.submit_answer(attempt=attempt, slot=slot, number=correct_number(slot), now=NOW)
+    grading.submit_answer(attempt=attempt, slot=slot, number=correct_number(slot), now=NOW)
 
     assert Review.objects.filter(source=Review.Source.QUIZ).count() == 1
     assert MemoryState.objects.get(kind=Kind.QUESTION).reps == 1
