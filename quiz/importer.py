@@ -3,7 +3,9 @@
 Three document formats, told apart by their content rather than their file name:
 
 * a quiz: a title line, then blocks of `Question N: stem`, `- choice` lines (one ending in
-  `(Correct answer)`), a `Correct answer: ...` line and one explanation line;
+  `(Correct answer)`, in any letter case), a `Correct answer: ...` line and one explanation
+  line. A document is a quiz when a `Question N:` line is followed by a choice line, so a
+  flashcard whose front happens to start with "Question 1:" stays a flashcard;
 * a flashcard deck: a title paragraph, then blank-line separated paragraphs in groups of
   four (question, answer, misconception, correction);
 * an export file (JSON, see `export_content`), which may hold many sets and decks.
@@ -16,8 +18,10 @@ terminals turn into links.
 This module neither prints nor exits: the management commands own the user interface.
 """
 
+import bisect
 import codecs
 import hashlib
+import itertools
 import json
 import json.decoder
 import json.scanner
@@ -31,13 +35,26 @@ from django.utils import timezone
 
 from .models import Card, Choice, Deck, Question, QuestionSet, SourceDocument
 
-QUESTION_LINE = re.compile(r"^Question (\d+):(.*)$")
-CHOICE_PREFIX = "- "
+# Digits are matched loosely so that an absurd number is reported, not misread as text.
+QUESTION_LINE = re.compile(r"^Question\s+(\d+)\s*:(.*)$")
+MAX_QUESTION_DIGITS = 9
+CHOICE_LINE = re.compile(r"^-\s+(.*)$")  # "- text", "-\ttext", "-   text"
 CORRECT_MARKER = "(Correct answer)"
+MARKER_AT_END = re.compile(r"\s*\(\s*correct\s+answer\s*\)$", re.IGNORECASE)
+ANSWER_LINE = re.compile(r"^Correct\s+answer\s*:(.*)$", re.IGNORECASE)
 ANSWER_PREFIX = "Correct answer:"
 CARD_PARTS = ("front", "back", "misconception", "correction")
 MAX_TITLE = SourceDocument._meta.get_field("title").max_length
+MAX_FILE_NAME = SourceDocument._meta.get_field("file_name").max_length
 MAX_KEY = Question._meta.get_field("key").max_length
+# The text columns are unbounded; a stem, choice or card side longer than this is a broken
+# document (a missing blank line glued paragraphs together), not content.
+MAX_TEXT = 10_000
+# An export file nests six levels deep; far deeper is not an export and would exhaust the stack.
+MAX_JSON_DEPTH = 32
+# Characters no database column can hold: NUL (PostgreSQL refuses it) and lone surrogates
+# (not encodable as UTF-8), which JSON can spell as "\u0000" and "\ud800".
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 class ContentError(Exception):
@@ -146,9 +163,21 @@ def read_document(path):
         return parse_export(text, file), []
     lines = text.split("\n")
     checksum = hashlib.sha256(data).hexdigest()
-    if any(QUESTION_LINE.match(line.strip()) for line in lines):
+    if looks_like_quiz(lines):
         return parse_quiz(lines, file, checksum)
     return [parse_deck(lines, file, checksum)], []
+
+
+def looks_like_quiz(lines):
+    """A `Question N:` line whose next non-blank line is a `- choice` line.
+
+    A `Question N:` line alone is not enough: a flashcard may well start with one, and its
+    next paragraph is an answer, not a list of choices.
+    """
+    stripped = [line.strip() for line in lines if line.strip()]
+    return any(
+        QUESTION_LINE.match(line) and CHOICE_LINE.match(following) for line, following in itertools.pairwise(stripped)
+    )
 
 
 def decode(data, file):
@@ -160,7 +189,11 @@ def decode(data, file):
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
         raise ContentError(file, line, f"not UTF-8 text (byte 0x{data[error.start]:02x}); save it as UTF-8") from error
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise ContentError(file, line, "contains a NUL character (is it UTF-16 or binary?); save it as UTF-8 text")
+    return text
 
 
 def _refuse_duplicate_identities(documents):
@@ -180,6 +213,22 @@ def _check_title(title, file, line):
     return title
 
 
+def _check_text(text, file, line, what):
+    if len(text) > MAX_TEXT:
+        raise ContentError(file, line, f"{what} is longer than {MAX_TEXT} characters (a missing blank line?)")
+    return text
+
+
+def _file_name(file):
+    """The name a text document is recorded under: its base name, which must fit and be storable."""
+    name = Path(file).name
+    if len(name) > MAX_FILE_NAME:
+        raise ContentError(file, None, f"file name is longer than {MAX_FILE_NAME} characters")
+    if UNSTORABLE.search(name):
+        raise ContentError(file, None, "file name is not valid UTF-8; rename the file")
+    return name
+
+
 # Quiz documents -----------------------------------------------------------------------------
 
 
@@ -192,15 +241,16 @@ def parse_quiz(lines, file, checksum):
     questions = []
     first_seen = {}
     for start, stem_match, body in _question_blocks(numbered[1:], file, warnings):
-        key = f"q{int(stem_match.group(1))}"
+        digits = stem_match.group(1)
+        if len(digits) > MAX_QUESTION_DIGITS:
+            raise ContentError(file, start, f"question number is longer than {MAX_QUESTION_DIGITS} digits")
+        key = f"q{int(digits)}"
         if key in first_seen:
-            raise ContentError(
-                file, start, f"Question {stem_match.group(1)} appears twice (first on line {first_seen[key]})"
-            )
+            raise ContentError(file, start, f"Question {digits} appears twice (first on line {first_seen[key]})")
         first_seen[key] = start
         questions.append(_parse_question(file, start, key, stem_match.group(2).strip(), body, warnings))
     document = ParsedDocument(
-        file, SourceDocument.Kind.QUIZ, _check_title(title, file, title_line), Path(file).name, checksum, questions
+        file, SourceDocument.Kind.QUIZ, _check_title(title, file, title_line), _file_name(file), checksum, questions
     )
     return [document], warnings
 
@@ -225,20 +275,23 @@ def _question_blocks(numbered, file, warnings):
 def _parse_question(file, start, key, stem, body, warnings):
     if not stem:
         raise ContentError(file, start, f"question {key} has no text after the colon")
-    choices = [(number, line[len(CHOICE_PREFIX) :].strip()) for number, line in _leading_choices(body)]
+    _check_text(stem, file, start, f"question {key}")
+    choices = list(_leading_choices(body))
     rest = body[len(choices) :]
     if len(choices) < 2:
         raise ContentError(
             file, start, f"question {key} has {len(choices)} choice(s) ('- ...' lines), needs at least 2"
         )
     marked = _marked_choice(file, start, key, choices)
+    _refuse_duplicate_choices(file, key, choices)
     expected_at = choices[-1][0] + 1
-    if not rest or not rest[0][1].startswith(ANSWER_PREFIX):
+    answer_match = ANSWER_LINE.match(rest[0][1]) if rest else None
+    if not answer_match:
         raise ContentError(
             file, expected_at, f"question {key}: expected a '{ANSWER_PREFIX} ...' line after the choices"
         )
-    answer_line, answer = rest[0][0], rest[0][1][len(ANSWER_PREFIX) :].strip()
-    if answer != _strip_marker(choices[marked][1]):
+    answer_line, answer = rest[0][0], answer_match.group(1).strip()
+    if answer != choices[marked][1]:
         raise ContentError(
             file, answer_line, f"question {key}: '{ANSWER_PREFIX}' does not match the choice marked {CORRECT_MARKER}"
         )
@@ -246,22 +299,29 @@ def _parse_question(file, start, key, stem, body, warnings):
         raise ContentError(
             file, answer_line + 1, f"question {key}: expected one explanation line after '{ANSWER_PREFIX}'"
         )
+    explanation_line, explanation = rest[1]
+    _check_text(explanation, file, explanation_line, f"the explanation of {key}")
     # One explanation line by definition: anything after it (the seed documents end with a
     # stray repeat of the title and the first stem) is reported, never glued onto the text.
     warnings.extend(_ignored(file, number, line, f"after the explanation of {key}") for number, line in rest[2:])
-    parsed_choices = [(_strip_marker(text), index == marked) for index, (_, text) in enumerate(choices)]
-    return ParsedQuestion(key, stem, rest[1][1], parsed_choices, start)
+    parsed_choices = [(text, index == marked) for index, (_, text, _) in enumerate(choices)]
+    return ParsedQuestion(key, stem, explanation, parsed_choices, start)
 
 
 def _leading_choices(body):
+    """Yield (line number, text without the marker, marked?) for the `- ...` lines at the top."""
     for number, line in body:
-        if not line.startswith(CHOICE_PREFIX):
+        match = CHOICE_LINE.match(line)
+        if not match:
             return
-        yield number, line
+        text = match.group(1).strip()
+        marker = MARKER_AT_END.search(text)
+        text = text[: marker.start()] if marker else text
+        yield number, text, bool(marker)
 
 
 def _marked_choice(file, start, key, choices):
-    marked = [index for index, (_, text) in enumerate(choices) if text.endswith(CORRECT_MARKER)]
+    marked = [index for index, (_, _, is_marked) in enumerate(choices) if is_marked]
     if not marked:
         raise ContentError(file, start, f"question {key}: no choice ends with {CORRECT_MARKER}")
     if len(marked) > 1:
@@ -269,18 +329,32 @@ def _marked_choice(file, start, key, choices):
         raise ContentError(
             file, second, f"question {key}: a second choice is marked {CORRECT_MARKER} (first on line {first})"
         )
-    if not _strip_marker(choices[marked[0]][1]):
+    if not choices[marked[0]][1]:
         raise ContentError(file, choices[marked[0]][0], f"question {key}: the correct choice has no text")
     return marked[0]
 
 
-def _strip_marker(text):
-    return text[: -len(CORRECT_MARKER)].rstrip() if text.endswith(CORRECT_MARKER) else text
+def _refuse_duplicate_choices(file, key, choices):
+    # Two choices with one text make "Correct answer:" ambiguous, and re-imports match
+    # choices by their text, so the texts of one question must differ.
+    first_seen = {}
+    for number, text, _ in choices:
+        _check_text(text, file, number, f"a choice of {key}")
+        if not text:
+            raise ContentError(file, number, f"question {key}: a choice has no text")
+        if text in first_seen:
+            first = first_seen[text]
+            message = f"question {key}: the choice {_short(text)!r} appears twice (first on line {first})"
+            raise ContentError(file, number, message)
+        first_seen[text] = number
+
+
+def _short(text):
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _ignored(file, number, line, where):
-    shown = line if len(line) <= 60 else line[:57] + "..."
-    return f"{file}:{number}: ignored line {where}: {shown!r}"
+    return f"{file}:{number}: ignored line {where}: {_short(line)!r}"
 
 
 # Flashcard documents ------------------------------------------------------------------------
@@ -301,12 +375,14 @@ def parse_deck(lines, file, checksum):
             f"card {complete // 4 + 1} is incomplete: {len(rest) - complete} paragraph(s) left, each card needs 4 "
             "(question, answer, misconception, correction)",
         )
+    for number, text in rest:
+        _check_text(text, file, number, "a paragraph")
     cards = [
         ParsedCard(f"c{index + 1}", *(text for _, text in rest[start : start + 4]), line=rest[start][0])
         for index, start in enumerate(range(0, complete, 4))
     ]
     return ParsedDocument(
-        file, SourceDocument.Kind.DECK, _check_title(title, file, title_line), Path(file).name, checksum, cards
+        file, SourceDocument.Kind.DECK, _check_title(title, file, title_line), _file_name(file), checksum, cards
     )
 
 
@@ -334,30 +410,69 @@ class _Located(dict):
 
 class _LocatingDecoder(json.JSONDecoder):
     # The pure-Python scanner lets us wrap object parsing; export files are small enough.
-    def __init__(self):
-        super().__init__()
+    def __init__(self, text):
+        # No number is part of the format; a huge one must not hit int()'s digit limit.
+        super().__init__(parse_int=lambda digits: int(digits) if len(digits) <= 1000 else float(digits))
+        self.newlines = [match.start() for match in re.finditer("\n", text)]
         self.parse_object = self._parse_object
         self.scan_once = json.scanner.py_make_scanner(self)
 
-    @staticmethod
-    def _parse_object(s_and_end, *args, **kwargs):
-        text, start = s_and_end
+    def _parse_object(self, s_and_end, *args, **kwargs):
+        _, start = s_and_end
         value, end = json.decoder.JSONObject(s_and_end, *args, **kwargs)
         located = _Located(value)
-        located.line = text.count("\n", 0, start) + 1
+        located.line = bisect.bisect_left(self.newlines, start) + 1
         return located, end
 
 
 def parse_export(text, file):
     try:
-        data = _LocatingDecoder().decode(text)
+        data = _LocatingDecoder(text).decode(text)
     except json.JSONDecodeError as error:
         raise ContentError(file, error.lineno, f"invalid JSON: {error.msg} (column {error.colno})") from error
+    except RecursionError as error:
+        message = f"JSON is nested more than {MAX_JSON_DEPTH} levels deep"
+        raise ContentError(file, _too_deep_at(text), message) from error
+    _check_json_values(file, data)
     if not isinstance(data, dict) or not ({"question_sets", "decks"} & data.keys()):
         raise ContentError(file, 1, "expected an object with 'question_sets' and/or 'decks'")
     sets = [_export_set(file, entry) for entry in _list(file, data, "question_sets", required=False)]
     decks = [_export_deck(file, entry) for entry in _list(file, data, "decks", required=False)]
     return sets + decks
+
+
+def _too_deep_at(text):
+    """The line where brackets (outside strings) first nest deeper than MAX_JSON_DEPTH."""
+    depth = 0
+    for token in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', text):
+        if token.group() in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                return text.count("\n", 0, token.start()) + 1
+        elif token.group() in "]}":
+            depth -= 1
+    return 1
+
+
+def _check_json_values(file, data):
+    """Refuse nesting deeper than any export and strings no database can store, by line.
+
+    Done once over the whole document (without recursion) before anything reads it, so the
+    checksum's json.dumps and the database never see such values.
+    """
+    stack = [(data, 1, 1)]
+    while stack:
+        value, depth, line = stack.pop()
+        line = getattr(value, "line", line)
+        if depth > MAX_JSON_DEPTH:
+            raise ContentError(file, line, f"JSON is nested more than {MAX_JSON_DEPTH} levels deep")
+        if isinstance(value, dict):
+            stack.extend((item, depth + 1, line) for pair in value.items() for item in pair)
+        elif isinstance(value, list):
+            stack.extend((item, depth + 1, line) for item in value)
+        elif isinstance(value, str) and (bad := UNSTORABLE.search(value)):
+            what = "a NUL character" if bad.group() == "\x00" else "an unpaired surrogate (\\ud800-\\udfff)"
+            raise ContentError(file, line, f"a string contains {what}, which cannot be stored")
 
 
 def _export_set(file, entry):
@@ -375,6 +490,9 @@ def _export_question(file, item):
         raise ContentError(file, item.line, "a question needs at least 2 choices")
     if sum(correct for _, correct in parsed) != 1:
         raise ContentError(file, item.line, 'exactly one choice must have "correct": true')
+    texts = [text for text, _ in parsed]
+    if duplicate := next((text for index, text in enumerate(texts) if text in texts[:index]), None):
+        raise ContentError(file, item.line, f"the choice {_short(duplicate)!r} appears twice in one question")
     key = _key(file, item)
     return ParsedQuestion(
         key, _text(file, item, "stem"), _text(file, item, "explanation", blank=True), parsed, item.line
@@ -397,6 +515,8 @@ def _export_document(file, entry, kind, items):
     source = entry.get("source")
     if source is not None and (not isinstance(source, str) or not source.strip()):
         raise ContentError(file, entry.line, '"source" must be a file name or null')
+    if source is not None and len(source) > MAX_FILE_NAME:
+        raise ContentError(file, entry.line, f'"source" is longer than {MAX_FILE_NAME} characters')
     title = _check_title(_text(file, entry, "title"), file, entry.line)
     canonical = json.dumps(entry, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     checksum = hashlib.sha256(canonical.encode()).hexdigest()
@@ -420,7 +540,7 @@ def _text(file, entry, name, blank=False):
     value = entry.get(name)
     if not isinstance(value, str) or not (blank or value.strip()):
         raise ContentError(file, entry.line, f'"{name}" must be a {"" if blank else "non-empty "}string')
-    return value
+    return _check_text(value, file, entry.line, f'"{name}"')
 
 
 def _flag(file, entry, name):
@@ -550,31 +670,56 @@ def _changed_fields(instance, **values):
 
 
 def _sync_choices(document, question, parsed_choices):
-    """Update choices in place by position, so attempts keep pointing at the same rows."""
+    """Make the question's choices match the source without changing what any row means.
+
+    Learners' answers point at choice rows (for statistics; the attempt itself keeps a
+    snapshot), so a row must keep its text across re-imports: a choice is matched first by
+    its exact text (reordering the source moves rows, it never swaps their texts), then, if
+    its text is new, by its position (a typo fixed in place). Rows left over are deleted
+    (answers that pointed at them keep their snapshot) and new texts get new rows.
+    """
     existing = list(question.choices.all())
     wanted = [(position, text, correct) for position, (text, correct) in enumerate(parsed_choices, start=1)]
     if [(c.position, c.text, c.is_correct) for c in existing] == wanted:
         return False
-    kept, extra = existing[: len(wanted)], existing[len(wanted) :]
-    _clear_stale_marks(kept, extra, wanted)
-    for choice in extra:
-        message = f"cannot remove choice {choice.position} of question {question.key}: learners chose it"
-        _delete(document, choice, message)
-    for choice, (position, text, correct) in zip(kept, wanted):
-        if changed := _changed_fields(choice, position=position, text=text, is_correct=correct):
+    matches = _match_choices(existing, wanted)
+    matched_pks = {choice.pk for choice in matches.values()}
+    removed = [choice for choice in existing if choice.pk not in matched_pks]
+    for choice in removed:
+        _delete(document, choice, f"cannot remove choice {choice.text[:40]!r} of question {question.key}")
+    _clear_stale_marks(matches, wanted)
+    for position, text, correct in wanted:
+        choice = matches.get(position)
+        if choice and (changed := _changed_fields(choice, position=position, text=text, is_correct=correct)):
             choice.save(update_fields=changed)
     Choice.objects.bulk_create(
         Choice(question=question, position=position, text=text, is_correct=correct)
-        for position, text, correct in wanted[len(kept) :]
+        for position, text, correct in wanted
+        if position not in matches
     )
     return True
 
 
-def _clear_stale_marks(kept, extra, wanted):
+def _match_choices(existing, wanted):
+    """{new position: existing Choice}: by exact text first, then by unchanged position."""
+    unmatched = list(existing)
+    matches = {}
+    for position, text, _ in wanted:
+        if choice := next((c for c in unmatched if c.text == text), None):
+            matches[position] = choice
+            unmatched.remove(choice)
+    for position, _, _ in wanted:
+        if position not in matches and (choice := next((c for c in unmatched if c.position == position), None)):
+            matches[position] = choice
+            unmatched.remove(choice)
+    return matches
+
+
+def _clear_stale_marks(matches, wanted):
     # The partial unique index allows one correct choice per question at any moment, so every
-    # choice that stops being correct is cleared before the new correct one is saved.
-    stale = [choice for choice, (_, _, correct) in zip(kept, wanted) if choice.is_correct and not correct]
-    stale += [choice for choice in extra if choice.is_correct]
+    # kept choice that stops being correct is cleared before the new correct one is saved
+    # (removed choices are already gone).
+    stale = [matches[p] for p, _, correct in wanted if p in matches and matches[p].is_correct and not correct]
     Choice.objects.filter(pk__in=[choice.pk for choice in stale]).update(is_correct=False)
     for choice in stale:
         choice.is_correct = False  # as the row now is, so it is not saved a second time

@@ -62,6 +62,11 @@ def the_set():
     return QuestionSet.objects.get(source__file_name=QUIZ.name)
 
 
+def number_of(slot, choice):
+    """The 1-based number under which the slot showed this choice (what a learner clicks)."""
+    return [shown["id"] for shown in slot.shown_choices].index(choice.pk) + 1
+
+
 # The seed documents --------------------------------------------------------------------------
 
 
@@ -169,7 +174,7 @@ def test_editing_a_source_updates_questions_in_place_and_keeps_attempts(tmp_path
     attempt = start_attempt(learner, the_set())
     slot = attempt.slots.get(question__key="q1")
     chosen = slot.question.choices.get(position=1)
-    attempt.record_answer(slot, chosen)
+    attempt.record_answer(slot, number_of(slot, chosen))
     question_pks = dict(Question.objects.values_list("key", "pk"))
     choice_pks = list(Choice.objects.order_by("pk").values_list("pk", flat=True))
 
@@ -191,6 +196,67 @@ def test_editing_a_source_updates_questions_in_place_and_keeps_attempts(tmp_path
     assert slot.question_id == q1.pk
     assert slot.chosen_choice_id == chosen.pk
     assert "(0 new, 1 updated)" in out
+
+
+def test_reordering_choices_keeps_each_row_with_its_text_and_leaves_answers_alone(tmp_path):
+    run_import(QUIZ)
+    attempt = start_attempt(make_user("alice"), the_set())
+    slot = attempt.slots.get(question__key="q1")
+    picked = slot.question.choices.get(position=1)  # a wrong one: "A loss-scaling algorithm ..."
+    attempt.record_answer(slot, number_of(slot, picked))
+    slot.refresh_from_db()
+    seen = (slot.stem, slot.shown_choices, slot.chosen_index, slot.is_correct)
+    texts_by_pk = dict(Choice.objects.values_list("pk", "text"))
+    source_order = list(slot.question.choices.order_by("position").values_list("text", flat=True))
+
+    lines = QUIZ.read_text(encoding="utf-8").split("\n")
+    lines[2:6] = reversed(lines[2:6])  # q1's four choices, last first
+    out, _ = run_import(write(tmp_path, QUIZ.name, "\n".join(lines)))
+
+    slot.refresh_from_db()
+    assert (slot.stem, slot.shown_choices, slot.chosen_index, slot.is_correct) == seen
+    assert slot.is_correct is False
+    assert slot.chosen_choice.text == picked.text
+    assert dict(Choice.objects.values_list("pk", "text")) == texts_by_pk  # no row changed its text
+    q1 = the_set().questions.get(key="q1")
+    assert list(q1.choices.order_by("position").values_list("text", flat=True)) == source_order[::-1]
+    assert q1.correct_choice.text.startswith("A memory optimization technique")
+    assert "(0 new, 1 updated)" in out
+
+
+def test_a_choice_removed_from_the_source_is_deleted_and_answers_keep_their_snapshot(tmp_path):
+    original = quiz_text(question(1, choices=("a (Correct answer)", "b", "c"), answer="a"), question(2))
+    run_import(write(tmp_path, "quiz.txt", original))
+    attempt = start_attempt(make_user("alice"), QuestionSet.objects.get())
+    slot = attempt.slots.get(question__key="q1")
+    attempt.record_answer(slot, number_of(slot, Choice.objects.get(text="c")))
+    slot.refresh_from_db()
+    shown = slot.shown_choices
+
+    edited = quiz_text(question(1, choices=("a (Correct answer)", "b"), answer="a"), question(2))
+    run_import(write(tmp_path, "quiz.txt", edited))
+
+    slot.refresh_from_db()
+    assert list(Question.objects.get(key="q1").choices.values_list("text", flat=True)) == ["a", "b"]
+    assert slot.chosen_choice is None
+    assert slot.shown_choices == shown
+    assert shown[slot.chosen_index - 1]["text"] == "c"
+    assert slot.is_correct is False
+
+
+def test_a_choice_edited_in_place_keeps_its_row_and_a_new_one_gets_a_new_row(tmp_path):
+    original = quiz_text(question(1, choices=("a (Correct answer)", "b", "c"), answer="a"))
+    run_import(write(tmp_path, "quiz.txt", original))
+    pks = dict(Choice.objects.values_list("text", "pk"))
+
+    # "b" is fixed in place (same position, new text); "c" and "a" swap; "d" is new and
+    # takes the mark from "a" (cleared first: one correct choice at any moment).
+    edited = quiz_text(question(1, choices=("c", "B", "a", "d (Correct answer)"), answer="d"))
+    run_import(write(tmp_path, "quiz.txt", edited))
+
+    rows = list(Choice.objects.order_by("position").values_list("pk", "text", "is_correct"))
+    assert rows[:3] == [(pks["c"], "c", False), (pks["b"], "B", False), (pks["a"], "a", False)]
+    assert rows[3][1:] == ("d", True) and rows[3][0] not in pks.values()
 
 
 def test_moving_the_correct_mark_to_another_choice_updates_it_in_place(tmp_path):
@@ -286,6 +352,17 @@ def test_it_imports_documents_it_has_never_seen(tmp_path):
 
 # Malformed documents: a message pointing at FILE:LINE and an untouched database ---------------
 
+
+def _json_set(title='"T"', source="null", stem='"S"', correct="true", choices=None):
+    """An export file with one set of one question; the set starts on line 1, the question
+    on line 2, its choices on line 3. Arguments are JSON source text."""
+    choices = choices or f'[\n    {{"text": "a", "correct": {correct}}}, {{"text": "b", "correct": false}}]'
+    return (
+        f'{{"question_sets": [{{"title": {title}, "source": {source}, "questions": [\n'
+        f'  {{"key": "q1", "stem": {stem}, "explanation": "", "choices": {choices}}}]}}]}}\n'
+    )
+
+
 BAD_DOCUMENTS = {
     "no_marker": (quiz_text(question(1, choices=("a", "b"))), 2, "no choice ends with (Correct answer)"),
     "two_markers": (
@@ -331,6 +408,47 @@ BAD_DOCUMENTS = {
         '{"decks": [\n {"title": "D", "source": "d.txt", "cards": [\n  {"key": "c1", "front": "F"}]}]}',
         3,
         '"back" must be',
+    ),
+    # Inputs that used to crash (ValueError, DataError, RecursionError) instead of a message.
+    "huge_question_number": (quiz_text(question(1), question("9" * 5000)), 7, "question number is longer than 9"),
+    "question_number_longer_than_the_key": (
+        quiz_text(question("1" * 70)),
+        2,
+        "question number is longer than 9 digits",
+    ),
+    "nul_in_text": (quiz_text(question(1, stem="Nul\x00?")), 2, "contains a NUL character"),
+    "nul_in_deck": ("Deck\n\nQ1\n\nA1\n\nM1\x00\n\nC1\n", 7, "contains a NUL character"),
+    "nul_escape_in_json": (_json_set(stem='"S\\u0000"'), 2, "contains a NUL character"),
+    "lone_surrogate_in_json": (_json_set(stem='"S\\ud800"'), 2, "unpaired surrogate"),
+    "json_source_too_long": (_json_set(source=f'"{"s" * 256}.txt"'), 1, '"source" is longer than 255'),
+    "json_title_too_long": (_json_set(title=f'"{"t" * 256}"'), 1, "title is longer than 255"),
+    "json_text_too_long": (_json_set(stem=f'"{"x" * 10_001}"'), 2, '"stem" is longer than 10000'),
+    "choice_too_long": (
+        quiz_text(question(1, choices=("a (Correct answer)", "b" * 10_001), answer="a")),
+        4,
+        "a choice of q1 is longer than 10000",
+    ),
+    "card_too_long": ("Deck\n\nQ1\n\n" + "A" * 10_001 + "\n\nM1\n\nC1\n", 5, "a paragraph is longer"),
+    "json_huge_number": (_json_set(correct="1" * 5000), 3, '"correct" must be true or false'),
+    "json_nested_too_deep_for_the_parser": (
+        '{"decks": [],\n "x": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        2,
+        "JSON is nested more than 32 levels deep",
+    ),
+    "json_nested_deeper_than_an_export": (
+        '{"decks": [],\n "x": ' + '{"y": ' * 40 + "1" + "}" * 40 + "}",
+        2,
+        "JSON is nested more than 32 levels deep",
+    ),
+    "duplicate_choice": (
+        quiz_text(question(1, choices=("same (Correct answer)", "other", "same"), answer="same")),
+        5,
+        "question q1: the choice 'same' appears twice (first on line 3)",
+    ),
+    "json_duplicate_choice": (
+        _json_set(choices='[{"text": "a", "correct": true}, {"text": "a", "correct": false}]'),
+        2,
+        "the choice 'a' appears twice in one question",
     ),
 }
 
@@ -379,3 +497,58 @@ def test_the_same_source_twice_in_one_run_is_refused(tmp_path):
 
     with pytest.raises(CommandError, match="quiz.txt is also imported from"):
         run_import(first, second)
+
+
+# Ordinary variations in hand-written documents -----------------------------------------------
+
+
+def test_tabs_or_several_spaces_after_the_dash_and_any_letter_case_of_the_marker_are_accepted(tmp_path):
+    text = (
+        "Variations\n"
+        "Question 1: Tab?\n"
+        "-\tright (correct answer)\n"
+        "-   wrong\n"
+        "correct answer: right\n"
+        "Why.\n"
+        "Question  2 : Spaces?\n"
+        "-  wrong\n"
+        "- right   (CORRECT ANSWER)\n"
+        "Correct Answer:   right\n"
+        "Why 2.\n"
+    )
+
+    run_import(write(tmp_path, "variations.txt", text))
+
+    questions = list(Question.objects.order_by("position"))
+    assert [q.key for q in questions] == ["q1", "q2"]
+    assert [list(q.choices.values_list("text", "is_correct")) for q in questions] == [
+        [("right", True), ("wrong", False)],
+        [("wrong", False), ("right", True)],
+    ]
+    assert [q.explanation for q in questions] == ["Why.", "Why 2."]
+
+
+def test_a_deck_whose_card_starts_with_question_1_is_read_as_a_deck(tmp_path):
+    text = (
+        "Interview cards\n\n"
+        "Question 1: what does NCCL stand for?\n\n"
+        "NVIDIA Collective Communications Library.\n\n"
+        "It is a network driver.\n\n"
+        "It is a library of collective operations.\n"
+    )
+
+    out, _ = run_import(write(tmp_path, "cards.txt", text))
+
+    card = Deck.objects.get(title="Interview cards").cards.get()
+    assert card.front == "Question 1: what does NCCL stand for?"
+    assert card.back == "NVIDIA Collective Communications Library."
+    assert not QuestionSet.objects.exists()
+    assert 'deck "Interview cards": 1 cards (1 new, 0 updated)' in out
+
+
+def test_a_quiz_with_blank_lines_between_its_parts_is_still_a_quiz(tmp_path):
+    text = "Spaced quiz\n\nQuestion 1: One?\n\n- yes (Correct answer)\n- no\n\nCorrect answer: yes\n\nBecause.\n"
+
+    run_import(write(tmp_path, "spaced.txt", text))
+
+    assert Question.objects.get().correct_choice.text == "yes"
