@@ -11,7 +11,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.contrib.auth.models import AbstractUser
 from django.db import IntegrityError, models, transaction
-from django.db.models import Count, OuterRef, Q, Subquery
+from django.db.models import Count, OuterRef, Q, Subquery, Value
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
@@ -132,6 +133,28 @@ class Choice(models.Model):
         return self.text[:80]
 
 
+def count_of(queryset):
+    """A correlated subquery counting `queryset`'s rows (usable in annotate, 0 when none)."""
+    counted = queryset.order_by().values(group=Value(1)).annotate(n=Count("pk")).values("n")
+    return Coalesce(Subquery(counted[:1]), 0)
+
+
+class DeckQuerySet(models.QuerySet):
+    def with_counts_for(self, user, now=None):
+        """Annotate card_count and, for a signed-in learner, new, learning and due-now counts,
+        each a correlated subquery on the indexed memory table (one query in all)."""
+        decks = self.annotate(card_count=count_of(Card.objects.filter(deck=OuterRef("pk"))))
+        if not user.is_authenticated:
+            return decks
+        now = now or timezone.now()
+        mine = MemoryState.objects.filter(user=user, kind=MemoryState.Kind.CARD, card__deck=OuterRef("pk"))
+        return decks.annotate(
+            studied_count=count_of(mine),
+            learning_count=count_of(mine.filter(phase__in=MemoryState.LEARNING_PHASES)),
+            due_count=count_of(mine.filter(phase=MemoryState.Phase.REVIEW, due__lte=now)),
+        )
+
+
 class Deck(models.Model):
     title = models.CharField(max_length=255)
     source = models.OneToOneField(
@@ -139,11 +162,20 @@ class Deck(models.Model):
     )
     created_at = models.DateTimeField(default=timezone.now)
 
+    objects = DeckQuerySet.as_manager()
+
     class Meta:
         ordering = ["title", "pk"]
 
     def __str__(self):
         return self.title
+
+    def get_absolute_url(self):
+        return reverse("deck", args=[self.pk])
+
+    @property
+    def new_count(self):
+        return self.card_count - self.studied_count
 
 
 class Card(models.Model):
@@ -390,6 +422,17 @@ class AttemptQuestion(models.Model):
         return None if self.seconds_spent is None else timedelta(seconds=self.seconds_spent)
 
 
+class MemoryStateQuerySet(models.QuerySet):
+    def for_user(self, user):
+        return self.filter(user=user)
+
+    def due(self, now):
+        return self.filter(due__lte=now)
+
+    def last_answered_wrong(self):
+        return self.filter(kind=MemoryState.Kind.QUESTION, last_rating=1)
+
+
 class MemoryState(models.Model):
     """What the scheduler knows about one learner and one study item: the FSRS card state.
 
@@ -410,6 +453,10 @@ class MemoryState(models.Model):
         LEARNING = 1, "Learning"
         REVIEW = 2, "Review"
         RELEARNING = 3, "Relearning"
+
+    LEARNING_PHASES = (Phase.LEARNING, Phase.RELEARNING)
+
+    objects = MemoryStateQuerySet.as_manager()
 
     user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="memories")
     kind = models.CharField(max_length=8, choices=Kind.choices)

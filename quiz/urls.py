@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import study_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -10,4 +10,13 @@ urlpatterns = [
     path("attempts/<int:attempt_id>/", views.attempt, name="attempt"),
     path("attempts/<int:attempt_id>/questions/<int:position>/", views.attempt_question, name="attempt_question"),
     path("attempts/<int:attempt_id>/results/", views.attempt_results, name="attempt_results"),
+    path("decks/<int:deck_id>/", study_views.deck, name="deck"),
+    path("decks/<int:deck_id>/study/", study_views.study_deck, name="study_deck"),
+    path("decks/<int:deck_id>/drill/", study_views.drill, name="drill"),
+    path("cards/<int:card_id>/", study_views.card_info, name="card_info"),
+    path("review/", study_views.review_due, name="review_due"),
+    path("review/answers/<int:review_id>/", study_views.review_answer, name="review_answer"),
+    path("study/undo/", study_views.undo, name="undo"),
+    path("mistakes/retake/", study_views.retake_mistakes, name="retake_mistakes"),
+    path("settings/", study_views.study_settings, name="study_settings"),
 ]

@@ -13,12 +13,17 @@ from django.core.paginator import Paginator
 from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django_htmx.http import HttpResponseClientRedirect, push_url
 from django.views.decorators.http import require_http_methods, require_POST
 
 from . import grading
 from .forms import AnswerForm, SignUpForm, StartAttemptForm
-from .models import Attempt, AttemptQuestion, Deck, QuestionSet
+from .models import Attempt, AttemptQuestion, Deck, MemoryState, QuestionSet
+
+
+# What "Review due" mixes: flashcards and quiz questions (drill statements have their own drill).
+REVIEW_KINDS = (MemoryState.Kind.CARD, MemoryState.Kind.QUESTION)
 
 
 def _get_attempt_for_user(request, attempt_id):
@@ -36,9 +41,15 @@ def _get_slot(attempt, position):
 
 
 def home(request):
-    question_sets = QuestionSet.objects.with_progress_for(request.user)
-    decks = Deck.objects.all()
-    return render(request, "quiz/home.html", {"question_sets": question_sets, "decks": decks})
+    context = {
+        "question_sets": QuestionSet.objects.with_progress_for(request.user),
+        "decks": Deck.objects.with_counts_for(request.user),
+    }
+    if request.user.is_authenticated:
+        mine = MemoryState.objects.for_user(request.user)
+        context["due_count"] = mine.due(timezone.now()).filter(kind__in=REVIEW_KINDS).count()
+        context["mistake_count"] = mine.last_answered_wrong().count()
+    return render(request, "quiz/home.html", context)
 
 
 @require_http_methods(["GET", "POST"])

@@ -44,7 +44,8 @@ def test_home_for_a_learner(learner_client, learner, django_assert_max_num_queri
     many = count_queries(learner_client, "get", reverse("home"))
 
     assert few == many
-    with django_assert_max_num_queries(AUTH + 2):  # sets with counts, best score and open attempt; decks
+    # sets with counts, best score and open attempt; decks with their counts; items due; mistakes
+    with django_assert_max_num_queries(AUTH + 4):
         learner_client.get(reverse("home"))
 
 

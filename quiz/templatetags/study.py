@@ -16,3 +16,22 @@ def as_duration(value):
     if minutes:
         return f"{minutes} min {seconds} s"
     return f"{seconds} s"
+
+
+@register.filter
+def as_wait(value):
+    """How long until something, rounded the way a person says it: '12 min', '3 h', '2 days'."""
+    if value is None:
+        return ""
+    minutes = max(round(value.total_seconds() / 60), 1)
+    if minutes < 60:
+        return f"{minutes} min"
+    hours = round(minutes / 60)
+    if hours < 48:
+        return f"{hours} h"
+    return f"{round(hours / 24)} days"
+
+
+@register.filter
+def percent(value):
+    return "" if value is None else f"{round(value * 100)}%"

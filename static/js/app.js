@@ -1,5 +1,7 @@
-// Keyboard shortcuts for the quiz screen. The pages work without this file; it only adds
-// speed: 1-9 pick a choice, Enter submits, N goes to the next question.
+// Keyboard shortcuts and small touches. Every page works without this file; it adds speed.
+// An element with data-hotkey="1" (or "space enter", "ctrl+z", "m") is clicked when its key
+// is pressed and it is visible: quiz choices and submit, flashcard flip and ratings, drill
+// answers, Next and Undo all declare their keys in the templates.
 (function () {
   "use strict";
 
@@ -10,39 +12,96 @@
     return tag === "input" && !["radio", "checkbox", "button", "submit"].includes(target.type);
   }
 
-  document.addEventListener("keydown", function (event) {
-    if (event.ctrlKey || event.metaKey || event.altKey || isTyping(event.target)) return;
-    var card = document.getElementById("question-card");
-    if (!card) return;
-    var form = card.querySelector("form.answer-form");
+  function keyName(event) {
+    var key = event.key === " " ? "space" : event.key.toLowerCase();
+    return (event.ctrlKey || event.metaKey ? "ctrl+" : "") + key;
+  }
 
-    if (form && /^[1-9]$/.test(event.key)) {
-      var radios = form.querySelectorAll('input[type="radio"][name="choice"]');
-      var radio = radios[Number(event.key) - 1];
-      if (radio) {
-        radio.checked = true;
-        radio.focus();
-        event.preventDefault();
+  function visible(element) {
+    return element.offsetParent !== null || element.getClientRects().length > 0;
+  }
+
+  // Legacy quiz markup: the Next link and number keys on the question card.
+  function quizHotkey(name) {
+    var card = document.getElementById("question-card");
+    if (!card) return null;
+    var form = card.querySelector("form.answer-form");
+    if (form && /^[1-9]$/.test(name)) {
+      var radio = form.querySelectorAll('input[name="choice"]')[Number(name) - 1];
+      return radio ? radio.closest("label") : null;
+    }
+    if (form && name === "enter") return form.querySelector('button[type="submit"]');
+    return null;
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.altKey || isTyping(event.target)) return;
+    var name = keyName(event);
+    // Enter and Space on a focused control already act on it.
+    var native = ["BUTTON", "A", "SUMMARY"].includes(event.target.tagName);
+    if (native && (name === "enter" || name === "space")) return;
+    var target = quizHotkey(name);
+    if (!target) {
+      var candidates = document.querySelectorAll("main [data-hotkey]");
+      for (var i = 0; i < candidates.length; i++) {
+        var keys = candidates[i].getAttribute("data-hotkey").split(" ");
+        if (keys.includes(name) && visible(candidates[i])) { target = candidates[i]; break; }
       }
-    } else if (form && event.key === "Enter" && event.target.tagName !== "BUTTON") {
-      if (form.querySelector('input[name="choice"]:checked')) {
-        event.preventDefault();
-        form.requestSubmit();
-      }
-    } else if (!form && (event.key === "n" || event.key === "N")) {
-      var next = card.querySelector('[data-hotkey="n"]');
-      if (next) {
-        event.preventDefault();
-        next.click();
-      }
+    }
+    if (!target) return;
+    event.preventDefault();
+    if (target.tagName === "LABEL") {
+      var input = target.querySelector("input");
+      input.checked = true;
+      input.focus();
+    } else if (target.matches('button[type="submit"]') && target.form && !target.form.checkValidity()) {
+      target.form.reportValidity();
+    } else {
+      target.click();
     }
   });
 
-  // After HTMX swaps a question or its feedback in, move focus there so keyboard and
-  // screen-reader users continue from the new content.
+  // Time spent on a flashcard, sent with its rating (the server caps it).
+  function startTimers(root) {
+    root.querySelectorAll("form[data-timed]").forEach(function (form) {
+      var shownAt = Date.now();
+      form.addEventListener("submit", function () {
+        form.querySelector('input[name="duration_ms"]').value = String(Date.now() - shownAt);
+      });
+    });
+  }
+
+  // After a flip, focus "Good" so Enter or a number key rates straight away.
+  document.addEventListener("toggle", function (event) {
+    var card = event.target;
+    if (!card.matches || !card.matches("details[data-flashcard]") || !card.open) return;
+    var good = card.parentElement.querySelector('.rating-form button[value="3"]');
+    if (good) good.focus({ preventScroll: true });
+  }, true);
+
+  document.addEventListener("DOMContentLoaded", function () { startTimers(document); });
+
+  // After HTMX swaps content in, move focus there so keyboard and screen-reader users continue.
   document.addEventListener("htmx:afterSettle", function (event) {
     var target = event.detail.elt;
-    var focusable = target.querySelector("[data-autofocus]") || target.querySelector('input[name="choice"]');
+    startTimers(target);
+    var focusable = target.querySelector("[data-autofocus]") || target.querySelector('input[name="choice"]') ||
+      target.querySelector("summary");
     if (focusable) focusable.focus({ preventScroll: false });
   });
+
+  // A request that failed (a lost connection, a server error, an expired session) must not
+  // look like nothing happened: say so, and keep the page as it was.
+  document.addEventListener("htmx:responseError", function (event) {
+    showError("Something went wrong (" + event.detail.xhr.status + "). Reload the page and try again.");
+  });
+  document.addEventListener("htmx:sendError", function () {
+    showError("Could not reach the server. Check your connection and try again.");
+  });
+  function showError(text) {
+    var box = document.getElementById("request-error");
+    if (!box) return;
+    box.textContent = text;
+    box.hidden = false;
+  }
 })();

@@ -1,0 +1,375 @@
+"""Spaced-repetition pages: decks, flashcard study, the mixed "Review due" session, the
+Myth-or-fact drill, the answer feedback of review questions and drill statements, card
+info, undo, "Retake my mistakes" and the learner's study settings.
+
+Which item a session is showing is kept in the learner's session (server side), not in
+the form: a drill statement must not say in the page whether it is the myth or the fact,
+and a rating is accepted only for the item the page showed, once.
+"""
+
+import random
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_http_methods, require_POST
+from django_htmx.http import push_url
+
+from . import scheduling
+from .forms import DrillAnswerForm, RatingForm, ReviewAnswerForm, StudySettingsForm
+from .grading import rating_for
+from .models import Attempt, Card, Choice, Deck, MemoryState, Question, Review
+from .views import REVIEW_KINDS
+
+Kind = MemoryState.Kind
+Source = Review.Source
+
+
+# --- What a session is showing ----------------------------------------------------------------
+
+class Session:
+    """One study session: its scope, its URL and the item it last showed (kept server side)."""
+
+    def __init__(self, request, name, scope, url, title, undo_sources):
+        self.request, self.name, self.scope, self.url, self.title = request, name, scope, url, title
+        self.undo_sources = undo_sources
+
+    @property
+    def key(self):
+        return f"shown:{self.name}"
+
+    def remember(self, entry, choice_order=None):
+        self.request.session[self.key] = {
+            "kind": entry.kind,
+            "item": entry.item.pk,
+            "reps": entry.memory.reps if entry.memory else 0,
+            "choices": choice_order,
+        }
+
+    def shown(self):
+        return self.request.session.get(self.key)
+
+    def forget(self):
+        self.request.session.pop(self.key, None)
+
+    def current_entry(self, now):
+        """The item shown last if it is still unanswered (stable on reload, and what undo
+        puts back), else the next one from the queue."""
+        shown = self.shown()
+        if shown:
+            entry = _entry_if_unchanged(self.request.user, shown)
+            if entry:
+                return entry, shown.get("choices")
+        entry = scheduling.next_entry(user=self.request.user, scope=self.scope, now=now)
+        if entry is None:
+            self.forget()
+            return None, None
+        order = None
+        if entry.kind == Kind.QUESTION:
+            order = random.sample([c.pk for c in entry.item.choices.all()], k=len(entry.item.choices.all()))
+        self.remember(entry, order)
+        return entry, order
+
+
+def _entry_if_unchanged(user, shown):
+    kind = shown["kind"]
+    model = Question if kind == Kind.QUESTION else Card
+    related = "question_set" if kind == Kind.QUESTION else "deck"
+    item = model.objects.select_related(related).prefetch_related(*(["choices"] if model is Question else [])).filter(
+        pk=shown["item"]
+    ).first()
+    if item is None:
+        return None
+    memory = MemoryState.objects.filter(user=user, kind=kind, **scheduling.item_lookup(kind, item)).first()
+    if (memory.reps if memory else 0) != shown["reps"]:
+        return None  # rated since (another tab): move on
+    return scheduling.QueueEntry(kind, item, memory)
+
+
+def _deck_session(request, deck):
+    return Session(
+        request,
+        f"deck-{deck.pk}",
+        scheduling.Scope(kinds=(Kind.CARD,), deck=deck),
+        reverse("study_deck", args=[deck.pk]),
+        deck.title,
+        (Source.STUDY,),
+    )
+
+
+def _review_session(request):
+    return Session(
+        request,
+        "review",
+        scheduling.Scope(kinds=REVIEW_KINDS, include_new=False),
+        reverse("review_due"),
+        "Review due",
+        (Source.STUDY,),
+    )
+
+
+def _drill_session(request, deck):
+    return Session(
+        request,
+        f"drill-{deck.pk}",
+        scheduling.Scope(kinds=(Kind.MYTH, Kind.FACT), deck=deck),
+        reverse("drill", args=[deck.pk]),
+        deck.title,
+        (Source.DRILL,),
+    )
+
+
+# --- Pages --------------------------------------------------------------------------------------
+
+@login_required
+def deck(request, deck_id):
+    deck = get_object_or_404(Deck.objects.with_counts_for(request.user), pk=deck_id)
+    cards = Paginator(deck.cards.order_by("position"), settings.QUIZ_PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "quiz/deck.html", {"deck": deck, "page": cards})
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def study_deck(request, deck_id):
+    deck = get_object_or_404(Deck, pk=deck_id)
+    return _study(request, _deck_session(request, deck))
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def review_due(request):
+    return _study(request, _review_session(request))
+
+
+def _study(request, session):
+    now = timezone.now()
+    if request.method == "POST":
+        return _rate(request, session, now)
+    entry, order = session.current_entry(now)
+    return _render_study(request, session, entry, order, now)
+
+
+def _rate(request, session, now):
+    shown = session.shown()
+    if shown and shown["kind"] == Kind.QUESTION:
+        return _answer_review_question(request, session, shown, now)
+    form = RatingForm(request.POST)
+    if not form.is_valid() or not shown or shown["item"] != form.cleaned_data["item"]:
+        return _refuse(request, session, now, "That card is no longer the one shown, so the rating was not saved.")
+    card = Card.objects.filter(pk=shown["item"]).first()
+    review = card and scheduling.rate(
+        user=request.user,
+        kind=Kind.CARD,
+        item=card,
+        rating=form.cleaned_data["rating"],
+        source=Source.STUDY,
+        now=now,
+        expected_reps=shown["reps"],
+        duration_ms=form.cleaned_data["duration_ms"],
+    )
+    if review is None:
+        return _refuse(request, session, now, "That card was already rated.")
+    session.forget()
+    return redirect(session.url)
+
+
+def _answer_review_question(request, session, shown, now):
+    question = Question.objects.prefetch_related("choices").filter(pk=shown["item"]).first()
+    form = ReviewAnswerForm(request.POST, choice_count=len(shown["choices"] or []))
+    if question is None or not form.is_valid() or form.cleaned_data["item"] != question.pk:
+        return _refuse(request, session, now, "Pick one of the choices of the question shown.")
+    choice = Choice.objects.filter(pk=shown["choices"][form.cleaned_data["choice"] - 1], question=question).first()
+    review = choice and scheduling.rate(
+        user=request.user,
+        kind=Kind.QUESTION,
+        item=question,
+        rating=rating_for(choice.is_correct),
+        source=Source.REVIEW,
+        now=now,
+        expected_reps=shown["reps"],
+        chosen_choice=choice,
+    )
+    if review is None:
+        return _refuse(request, session, now, "That question was already answered.")
+    session.forget()
+    return redirect(_answer_url(review, session))
+
+
+def _refuse(request, session, now, message):
+    """Write nothing; show what the session shows now, with the reason (409 Conflict)."""
+    entry, order = session.current_entry(now)
+    return _render_study(request, session, entry, order, now, error=message, status=409)
+
+
+def _render_study(request, session, entry, order, now, error=None, status=200):
+    context = {
+        "session": session,
+        "entry": entry,
+        "error": error,
+        "can_undo": Review.objects.filter(user=request.user, source__in=session.undo_sources).exists(),
+    }
+    if entry is None:
+        context["status"] = scheduling.queue_status(user=request.user, scope=session.scope, now=now)
+        context["wait"] = context["status"].next_due and scheduling.until(context["status"].next_due, now)
+    elif entry.kind == Kind.QUESTION:
+        by_id = {choice.pk: choice for choice in entry.item.choices.all()}
+        context["choices"] = [by_id[pk].text for pk in order if pk in by_id]
+    else:
+        context.update(_card_context(entry, now))
+    template = "quiz/study.html" + ("#study-item" if request.htmx else "")
+    response = render(request, template, context, status=status)
+    if request.htmx and status == 200:
+        push_url(response, session.url)
+    return response
+
+
+def _card_context(entry, now):
+    recall = scheduling.retrievability(entry.memory, now)
+    intervals = scheduling.next_intervals(entry.memory, now)
+    buttons = [
+        {"value": int(rating), "label": Review.Rating(int(rating)).label, "interval": scheduling.short_interval(delta)}
+        for rating, delta in intervals.items()
+    ]
+    return {"recall": None if recall is None else round(recall * 100), "buttons": buttons}
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def drill(request, deck_id):
+    deck = get_object_or_404(Deck, pk=deck_id)
+    session = _drill_session(request, deck)
+    now = timezone.now()
+    error, status = None, 200
+    if request.method == "POST":
+        shown = session.shown()
+        form = DrillAnswerForm(request.POST)
+        if form.is_valid() and shown and shown["item"] == form.cleaned_data["item"]:
+            review = _rate_statement(request.user, shown, form.cleaned_data["answer"], now)
+            if review:
+                session.forget()
+                return redirect(_answer_url(review, session))
+        error, status = "That statement is no longer the one shown, so the answer was not saved.", 409
+    entry, _ = session.current_entry(now)
+    context = {"session": session, "entry": entry, "error": error}
+    context["can_undo"] = Review.objects.filter(user=request.user, source=Source.DRILL).exists()
+    if entry is None:
+        context["status"] = scheduling.queue_status(user=request.user, scope=session.scope, now=now)
+        context["wait"] = context["status"].next_due and scheduling.until(context["status"].next_due, now)
+    template = "quiz/drill.html" + ("#study-item" if request.htmx else "")
+    response = render(request, template, context, status=status)
+    if request.htmx and status == 200:
+        push_url(response, session.url)
+    return response
+
+
+def _rate_statement(user, shown, answer, now):
+    card = Card.objects.filter(pk=shown["item"]).first()
+    if card is None:
+        return None
+    return scheduling.rate(
+        user=user,
+        kind=shown["kind"],
+        item=card,
+        rating=rating_for(answer == shown["kind"]),
+        source=Source.DRILL,
+        now=now,
+        expected_reps=shown["reps"],
+        answer=answer,
+    )
+
+
+def _answer_url(review, session):
+    return f"{reverse('review_answer', args=[review.pk])}?next={session.url}"
+
+
+@login_required
+def review_answer(request, review_id):
+    """Feedback on one answered review question or drill statement (the learner's own)."""
+    review = get_object_or_404(
+        Review.objects.filter(user=request.user, memory__kind__in=[Kind.QUESTION, Kind.MYTH, Kind.FACT]).select_related(
+            "memory__card__deck", "memory__question__question_set", "chosen_choice"
+        ),
+        pk=review_id,
+    )
+    next_url = request.GET.get("next", "")
+    if not url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()}):
+        next_url = reverse("review_due") if review.memory.kind == Kind.QUESTION else review.memory.card.deck.get_absolute_url()
+    correct = review.rating != Review.Rating.AGAIN
+    context = {"review": review, "memory": review.memory, "correct": correct, "next_url": next_url}
+    if review.memory.kind == Kind.QUESTION:
+        context["choices"] = review.memory.question.choices.order_by("position")
+    template = "quiz/review_answer.html" + ("#study-item" if request.htmx else "")
+    return render(request, template, context)
+
+
+@require_POST
+@login_required
+def undo(request):
+    """Take back the last rating of this session's kind and show that item again."""
+    sessions = {"review": lambda: _review_session(request)}
+    name = request.POST.get("session", "")
+    kind, _, deck_id = name.partition("-")
+    if kind in ("deck", "drill") and deck_id.isdigit():
+        deck = get_object_or_404(Deck, pk=deck_id)
+        session = (_deck_session if kind == "deck" else _drill_session)(request, deck)
+    elif name in sessions:
+        session = sessions[name]()
+    else:
+        raise Http404("No such study session.")
+    undone = scheduling.undo_last(user=request.user, sources=session.undo_sources)
+    if undone is None:
+        messages.info(request, "Nothing to undo.")
+    else:
+        memory = MemoryState.objects.filter(pk=undone.memory_id).first()
+        item = undone.memory.item
+        session.remember(scheduling.QueueEntry(undone.memory.kind, item, memory), _choice_order(undone.memory))
+    return redirect(session.url)
+
+
+def _choice_order(memory):
+    if memory.kind != Kind.QUESTION:
+        return None
+    return [choice.pk for choice in memory.question.choices.all()]
+
+
+@login_required
+def card_info(request, card_id):
+    card = get_object_or_404(Card.objects.select_related("deck"), pk=card_id)
+    now = timezone.now()
+    memories = MemoryState.objects.filter(user=request.user, card=card).order_by("kind")
+    states = [
+        {"memory": m, "recall": scheduling.retrievability(m, now), "kind": m.get_kind_display()} for m in memories
+    ]
+    reviews = Review.objects.filter(user=request.user, memory__card=card).select_related("memory")
+    page = Paginator(reviews, settings.QUIZ_PAGE_SIZE).get_page(request.GET.get("page"))
+    return render(request, "quiz/card_info.html", {"card": card, "states": states, "page": page})
+
+
+@require_POST
+@login_required
+def retake_mistakes(request):
+    questions = Question.objects.filter(
+        pk__in=MemoryState.objects.for_user(request.user).last_answered_wrong().values("question")
+    ).order_by("question_set", "position")
+    if not questions.exists():
+        messages.info(request, "No mistakes to retake: every question you answered, you last got right.")
+        return redirect("home")
+    attempt = Attempt.objects.start_custom(user=request.user, title="Retake my mistakes", questions=questions)
+    return redirect(attempt)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def study_settings(request):
+    form = StudySettingsForm(request.POST or None, instance=request.user)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, "Settings saved.")
+        return redirect("study_settings")
+    return render(request, "quiz/settings.html", {"form": form}, status=400 if form.errors else 200)
