@@ -1,7 +1,8 @@
 """Admin for fixing content by hand and looking into learners' attempts.
 
 Content normally arrives through `import_questions`; the admin is for small corrections and
-support questions, so history (source documents, attempts) is shown read-only.
+support questions, so history (source documents, attempts, scheduling state and the review
+log) is shown read-only: editing it would rewrite what a learner did.
 """
 
 from django.contrib import admin
@@ -10,7 +11,19 @@ from django.core.exceptions import ValidationError
 from django.db.models import Count
 from django.forms.models import BaseInlineFormSet
 
-from .models import Attempt, AttemptQuestion, Card, Choice, Deck, Question, QuestionSet, SourceDocument, User
+from .models import (
+    Attempt,
+    AttemptQuestion,
+    Card,
+    Choice,
+    Deck,
+    MemoryState,
+    Question,
+    QuestionSet,
+    Review,
+    SourceDocument,
+    User,
+)
 
 
 @admin.register(User)
@@ -141,25 +154,86 @@ class CardAdmin(admin.ModelAdmin):
         return str(card)
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """A record of what happened: viewable, never added or edited by hand (the change page
+    renders without a save button and a POST to it is refused). Deleting is for superusers
+    only, and only where `deletable` says so."""
+
+    deletable = False
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return self.deletable and request.user.is_superuser
+
+
 class AttemptQuestionInline(admin.TabularInline):
     """What the learner saw and answered: a record, so nothing here is editable."""
 
     model = AttemptQuestion
-    fields = ("position", "question", "chosen_choice", "is_correct", "answered_at", "seconds_spent")
+    fields = ("position", "question", "stem", "chosen_index", "is_correct", "answered_at", "seconds_spent")
     readonly_fields = fields
     can_delete = False
     extra = 0
 
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("question")
+
     def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
         return False
 
 
 @admin.register(Attempt)
-class AttemptAdmin(admin.ModelAdmin):
-    list_display = ("user", "question_set", "feedback", "started_at", "finished_at", "correct_count", "question_count")
+class AttemptAdmin(ReadOnlyAdmin):
+    # A whole attempt may be removed (say, on a learner's request); its answers go with it.
+    deletable = True
+    list_display = ("user", "display_title", "feedback", "started_at", "finished_at", "correct_count", "question_count")
     list_filter = ("feedback", "finished_at", "question_set")
     list_select_related = ("user", "question_set")
-    search_fields = ("user__username", "question_set__title")
-    readonly_fields = ("started_at", "finished_at", "question_count", "correct_count")
-    raw_id_fields = ("user",)
+    search_fields = ("user__username", "title", "question_set__title")
+    date_hierarchy = "started_at"
     inlines = [AttemptQuestionInline]
+
+    @admin.display(description="quiz", ordering="question_set__title")
+    def display_title(self, attempt):
+        return attempt.display_title
+
+
+@admin.register(MemoryState)
+class MemoryStateAdmin(ReadOnlyAdmin):
+    list_display = ("user", "kind", "item_label", "phase", "due", "last_review", "reps", "lapses", "last_rating")
+    list_filter = ("kind", "phase", "last_rating")
+    list_select_related = ("user", "card", "question")
+    search_fields = ("user__username", "card__front", "question__stem")
+    raw_id_fields = ("user", "card", "question")
+    date_hierarchy = "due"
+
+    @admin.display(description="item")
+    def item_label(self, memory):
+        return str(memory.item)
+
+
+@admin.register(Review)
+class ReviewAdmin(ReadOnlyAdmin):
+    # No deleting single reviews either: undo restores the memory state from the log, so a
+    # hole in the log would make the scheduler's history inconsistent.
+    list_display = ("user", "rating", "source", "kind", "reviewed_at", "due_after", "was_new", "duration_ms")
+    list_filter = ("rating", "source", "memory__kind", "was_new")
+    list_select_related = ("user", "memory")
+    search_fields = ("user__username",)
+    raw_id_fields = ("user", "memory", "chosen_choice")
+    date_hierarchy = "reviewed_at"
+
+    @admin.display(description="kind", ordering="memory__kind")
+    def kind(self, review):
+        return review.memory.get_kind_display()

@@ -1,8 +1,13 @@
-import pytest
-from django.test import Client
-from django.urls import reverse
+import re
 
-from quiz.models import Choice, SourceDocument, User
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+
+from quiz.models import Attempt, AttemptQuestion, Choice, MemoryState, Review, SourceDocument, User
 from tests.factories import make_deck, make_question_set, make_user, start_attempt
 
 pytestmark = pytest.mark.django_db
@@ -81,7 +86,9 @@ def test_every_admin_list_and_change_page_renders(admin_client):
     deck = make_deck(cards=1)
     attempt = start_attempt(make_user("alice"), question_set)
     source = SourceDocument.objects.create(file_name="a.txt", kind="quiz", title="A", checksum="0" * 64)
+    memory, review = make_memory_and_review(attempt.user, deck.cards.first())
     objects = [question_set, question_set.questions.first(), deck, deck.cards.first(), attempt, attempt.user, source]
+    objects += [memory, review]
 
     for obj in objects:
         meta = obj._meta
@@ -90,3 +97,89 @@ def test_every_admin_list_and_change_page_renders(admin_client):
             admin_client.get(reverse(f"admin:{meta.app_label}_{meta.model_name}_change", args=[obj.pk])).status_code
             == 200
         )
+
+
+# History is read-only ------------------------------------------------------------------------
+
+
+def answered_attempt():
+    question_set = make_question_set(questions=2)
+    attempt = start_attempt(make_user("alice"), question_set)
+    slot = attempt.slots.get(position=1)
+    attempt.record_answer(slot, slot.correct_number)
+    return attempt, slot
+
+
+def test_the_attempt_page_shows_what_the_learner_saw_without_a_save_button(admin_client):
+    attempt, slot = answered_attempt()
+
+    response = admin_client.get(reverse("admin:quiz_attempt_change", args=[attempt.pk]))
+
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert slot.stem in page
+    assert 'name="_save"' not in page
+    assert 'name="_continue"' not in page
+    assert re.findall(r'<(?:input|select|textarea)(?![^>]*type="hidden")[^>]*name=', page) == []  # no fields
+    assert reverse("admin:quiz_attempt_delete", args=[attempt.pk]) in page  # superusers may delete
+
+
+def test_posting_to_an_attempt_is_refused_and_changes_nothing(admin_client):
+    attempt, _ = answered_attempt()
+    before = (list(Attempt.objects.values()), list(AttemptQuestion.objects.order_by("pk").values()))
+
+    response = admin_client.post(
+        reverse("admin:quiz_attempt_change", args=[attempt.pk]),
+        {"user": attempt.user_id, "feedback": "deferred", "correct_count": 99, "question_count": 99},
+    )
+
+    assert response.status_code == 403
+    assert (list(Attempt.objects.values()), list(AttemptQuestion.objects.order_by("pk").values())) == before
+
+
+@pytest.mark.parametrize("model", ["attempt", "memorystate", "review"])
+def test_history_cannot_be_added_by_hand(admin_client, model):
+    assert admin_client.get(reverse(f"admin:quiz_{model}_add")).status_code == 403
+
+
+def make_memory_and_review(user, card):
+    now = timezone.now()
+    memory = MemoryState.objects.create(user=user, kind=MemoryState.Kind.CARD, card=card, due=now, reps=1)
+    review = Review.objects.create(
+        user=user, memory=memory, source=Review.Source.STUDY, rating=Review.Rating.GOOD, reviewed_at=now, due_after=now
+    )
+    return memory, review
+
+
+def test_memory_states_and_reviews_are_shown_read_only(admin_client):
+    memory, review = make_memory_and_review(make_user("alice"), make_deck(cards=1).cards.get())
+
+    for obj in (memory, review):
+        name = obj._meta.model_name
+        change = admin_client.get(reverse(f"admin:quiz_{name}_change", args=[obj.pk]))
+        assert change.status_code == 200
+        assert 'name="_save"' not in change.content.decode()
+        assert admin_client.post(reverse(f"admin:quiz_{name}_change", args=[obj.pk]), {}).status_code == 403
+        assert admin_client.get(reverse(f"admin:quiz_{name}_delete", args=[obj.pk])).status_code == 403
+    changelist = admin_client.get(reverse("admin:quiz_memorystate_changelist")).content.decode()
+    assert "Front 1" in changelist
+
+
+@pytest.mark.parametrize("model", ["attempt", "memorystate", "review"])
+def test_history_list_pages_take_the_same_queries_for_one_row_or_many(admin_client, model):
+    def rows(count):
+        for _ in range(count):
+            user = make_user()
+            start_attempt(user, question_set)
+            make_memory_and_review(user, deck.cards.get())
+
+    def queries():
+        with CaptureQueriesContext(connection) as captured:
+            assert admin_client.get(reverse(f"admin:quiz_{model}_changelist")).status_code == 200
+        return len(captured)
+
+    question_set, deck = make_question_set(questions=1), make_deck(cards=1)
+    rows(1)
+    one = queries()
+    rows(3)
+    assert queries() == one
