@@ -1,0 +1,384 @@
+"""Studying flashcards, the Review due session, the Myth-or-fact drill, undo, card info,
+retaking mistakes and study settings, through the views."""
+
+import random
+import re
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from quiz import grading, scheduling
+from quiz.models import Attempt, MemoryState, Review
+from tests.factories import make_deck, make_question_set, start_attempt, wrong_number
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+Kind = MemoryState.Kind
+
+
+@pytest.fixture
+def deck(db):
+    return make_deck("Memory deck", cards=3)
+
+
+def study_url(deck):
+    return reverse("study_deck", args=[deck.pk])
+
+
+def shown_card_id(html):
+    return int(re.search(r'name="item" value="(\d+)"', html).group(1))
+
+
+def rate_shown(client, deck, rating=3, **extra):
+    card_id = shown_card_id(client.get(study_url(deck)).content.decode())
+    return card_id, client.post(study_url(deck), {"item": card_id, "rating": rating}, **extra)
+
+
+# --- Deck page ---------------------------------------------------------------------------------
+
+def test_the_deck_page_counts_new_learning_and_due_cards(learner_client, learner, deck):
+    first, second, _ = deck.cards.order_by("position")
+    scheduling.rate(user=learner, kind=Kind.CARD, item=first, rating=1, source="study")
+    scheduling.rate(user=learner, kind=Kind.CARD, item=second, rating=4, source="study",
+                    now=timezone.now() - timedelta(days=30))
+
+    html = learner_client.get(reverse("deck", args=[deck.pk])).content.decode()
+
+    assert re.search(r'data-testid="new-count">1<', html)
+    assert re.search(r'data-testid="learning-count">1<', html)
+    assert re.search(r'data-testid="due-count">1<', html)
+
+
+def test_the_deck_page_counts_only_my_own_study(learner_client, other_learner, deck):
+    scheduling.rate(user=other_learner, kind=Kind.CARD, item=deck.cards.first(), rating=3, source="study")
+
+    html = learner_client.get(reverse("deck", args=[deck.pk])).content.decode()
+
+    assert re.search(r'data-testid="new-count">3<', html)
+
+
+# --- Studying a deck -----------------------------------------------------------------------------
+
+def test_the_study_screen_shows_the_front_with_the_back_behind_a_flip(learner_client, deck):
+    html = learner_client.get(study_url(deck)).content.decode()
+    card = deck.cards.get(position=1)
+
+    assert '<details class="flashcard"' in html
+    assert html.index(card.front) < html.index("</summary>") < html.index(card.back)
+    assert f"<strong>Common mistake:</strong> {card.misconception}" in html
+    assert re.findall(r'class="interval">([^<]+)<', html) == ["1m", "6m", "10m", "8d"]
+
+
+def test_rating_saves_a_review_and_shows_the_next_card(learner_client, learner, deck):
+    card_id, response = rate_shown(learner_client, deck, rating=3)
+
+    assert response.status_code == 302 and response.url == study_url(deck)
+    review = Review.objects.get(user=learner)
+    assert (review.memory.card_id, review.rating, review.source) == (card_id, 3, "study")
+    assert shown_card_id(learner_client.get(study_url(deck)).content.decode()) != card_id
+
+
+def test_rating_with_htmx_swaps_in_the_next_card(learner_client, deck):
+    card_id, response = rate_shown(learner_client, deck, follow=True, **HTMX)
+
+    html = response.content.decode()
+    assert html.lstrip().startswith('<section id="study-item"')
+    assert shown_card_id(html) != card_id
+
+
+def test_a_double_submit_records_one_review(learner_client, learner, deck):
+    card_id = shown_card_id(learner_client.get(study_url(deck)).content.decode())
+
+    learner_client.post(study_url(deck), {"item": card_id, "rating": 3})
+    second = learner_client.post(study_url(deck), {"item": card_id, "rating": 3})
+
+    assert second.status_code == 409
+    assert Review.objects.filter(user=learner).count() == 1
+
+
+def test_rating_a_card_that_is_not_the_one_shown_is_refused(learner_client, learner, deck):
+    shown = shown_card_id(learner_client.get(study_url(deck)).content.decode())
+    other = deck.cards.exclude(pk=shown).first()
+
+    response = learner_client.post(study_url(deck), {"item": other.pk, "rating": 4})
+
+    assert response.status_code == 409
+    assert "no longer the one shown" in response.content.decode()
+    assert not Review.objects.exists() and not MemoryState.objects.exists()
+
+
+def test_rating_a_card_shown_to_someone_else_is_refused(learner_client, other_client, deck):
+    shown = shown_card_id(learner_client.get(study_url(deck)).content.decode())
+
+    response = other_client.post(study_url(deck), {"item": shown, "rating": 4})
+
+    assert response.status_code == 409
+    assert not Review.objects.exists()
+
+
+@pytest.mark.parametrize("rating", ["0", "5", "good", ""])
+def test_a_malformed_rating_is_refused(learner_client, deck, rating):
+    card_id = shown_card_id(learner_client.get(study_url(deck)).content.decode())
+
+    response = learner_client.post(study_url(deck), {"item": card_id, "rating": rating})
+
+    assert response.status_code == 409
+    assert not Review.objects.exists()
+
+
+def test_the_duration_is_stored_and_capped(learner_client, learner, deck):
+    card_id = shown_card_id(learner_client.get(study_url(deck)).content.decode())
+
+    learner_client.post(study_url(deck), {"item": card_id, "rating": 3, "duration_ms": 10**9})
+
+    assert Review.objects.get().duration_ms == 10 * 60 * 1000
+
+
+def test_reload_shows_the_same_card(learner_client, deck):
+    first = shown_card_id(learner_client.get(study_url(deck)).content.decode())
+
+    assert shown_card_id(learner_client.get(study_url(deck)).content.decode()) == first
+
+
+def test_when_nothing_is_left_it_says_when_the_next_card_is_due(learner_client, learner, deck):
+    learner.new_cards_per_day = 3
+    learner.save()
+    for _ in range(3):
+        rate_shown(learner_client, deck, rating=4)
+
+    html = learner_client.get(study_url(deck)).content.decode()
+
+    assert "All caught up" in html
+    assert re.search(r"Next review in \d+ days", html)
+    assert "today's limit" in html
+
+
+# --- Undo --------------------------------------------------------------------------------------
+
+def test_undo_restores_the_card_and_shows_it_again(learner_client, learner, deck):
+    card_id, _ = rate_shown(learner_client, deck, rating=1)
+
+    response = learner_client.post(reverse("undo"), {"session": f"deck-{deck.pk}"}, follow=True)
+
+    assert not Review.objects.exists() and not MemoryState.objects.exists()
+    assert shown_card_id(response.content.decode()) == card_id
+
+
+def test_undo_with_nothing_to_undo_says_so(learner_client, deck):
+    response = learner_client.post(reverse("undo"), {"session": f"deck-{deck.pk}"}, follow=True)
+
+    assert "Nothing to undo." in response.content.decode()
+
+
+def test_undo_only_touches_my_own_reviews(learner_client, other_client, other_learner, deck):
+    rate_shown(other_client, deck)
+
+    learner_client.post(reverse("undo"), {"session": f"deck-{deck.pk}"})
+
+    assert Review.objects.filter(user=other_learner).count() == 1
+
+
+@pytest.mark.parametrize("session", ["", "nope", "deck-x", "deck-999999"])
+def test_undo_of_an_unknown_session_is_a_404(learner_client, session):
+    assert learner_client.post(reverse("undo"), {"session": session}).status_code == 404
+
+
+def test_undo_needs_post(learner_client):
+    assert learner_client.get(reverse("undo")).status_code == 405
+
+
+# --- Review due: cards and questions in one queue ------------------------------------------------
+
+def answer_wrong_in_a_quiz(learner, when):
+    attempt = start_attempt(learner, make_question_set(questions=1))
+    slot = attempt.slots.get()
+    grading.submit_answer(attempt=attempt, slot=slot, number=wrong_number(slot), now=when)
+    return slot.question
+
+
+def test_a_due_question_is_asked_as_a_question_without_revealing_the_answer(learner_client, learner):
+    question = answer_wrong_in_a_quiz(learner, timezone.now() - timedelta(hours=1))
+
+    html = learner_client.get(reverse("review_due")).content.decode()
+
+    assert question.stem in html
+    assert re.findall(r'name="choice" value="(\d)"', html) == ["1", "2", "3", "4"]
+    assert "correct" not in html.split("<main", 1)[1].lower()
+    assert question.explanation not in html
+    assert "<details" not in html
+
+
+def test_answering_a_due_question_records_the_answer_and_shows_the_explanation(learner_client, learner):
+    question = answer_wrong_in_a_quiz(learner, timezone.now() - timedelta(hours=1))
+    html = learner_client.get(reverse("review_due")).content.decode()
+    texts = re.findall(r'<span class="choice-text">([^<]*)</span>', html)
+    right = texts.index(question.choices.get(is_correct=True).text) + 1
+
+    response = learner_client.post(reverse("review_due"), {"item": question.pk, "choice": right}, follow=True)
+
+    review = Review.objects.get(source="review")
+    assert (review.rating, review.chosen_choice.is_correct) == (3, True)
+    page = response.content.decode()
+    assert "Correct!" in page and question.explanation in page
+
+
+def test_another_learners_answer_feedback_is_a_404(learner, other_client):
+    question = answer_wrong_in_a_quiz(learner, timezone.now())
+    review = Review.objects.get(memory__question=question)
+
+    assert other_client.get(reverse("review_answer", args=[review.pk])).status_code == 404
+
+
+def test_the_answer_page_ignores_an_outside_next_url(learner_client, learner):
+    answer_wrong_in_a_quiz(learner, timezone.now())
+    review = Review.objects.get()
+
+    html = learner_client.get(reverse("review_answer", args=[review.pk]) + "?next=https://evil.example/").content.decode()
+
+    assert "evil.example" not in html
+
+
+def test_review_due_mixes_due_cards_and_questions(learner_client, learner, deck):
+    long_ago = timezone.now() - timedelta(days=40)
+    answer_wrong_in_a_quiz(learner, long_ago)
+    scheduling.rate(user=learner, kind=Kind.CARD, item=deck.cards.first(), rating=4, source="study", now=long_ago)
+    kinds = set()
+    for _ in range(2):
+        html = learner_client.get(reverse("review_due")).content.decode()
+        if "<details" in html:
+            kinds.add("card")
+            learner_client.post(reverse("review_due"), {"item": shown_card_id(html), "rating": 3})
+        else:
+            kinds.add("question")
+            learner_client.post(reverse("review_due"), {"item": shown_card_id(html), "choice": 1})
+
+    assert kinds == {"card", "question"}
+    assert "All caught up" in learner_client.get(reverse("review_due")).content.decode()
+
+
+# --- Myth or fact ------------------------------------------------------------------------------
+
+def drill_url(deck):
+    return reverse("drill", args=[deck.pk])
+
+
+def test_a_drill_statement_does_not_say_whether_it_is_a_myth(learner_client, deck):
+    html = learner_client.get(drill_url(deck)).content.decode()
+    main = html.split("<main", 1)[1]
+
+    assert 'value="myth"' in main and 'value="fact"' in main
+    assert "Common mistake" not in main and "Myth." not in main
+    assert not re.search(r'data-(kind|answer|statement)', main)
+
+
+def test_answering_the_drill_grades_against_the_statement_shown(learner_client, learner, deck):
+    html = learner_client.get(drill_url(deck)).content.decode()
+    card = deck.cards.get(pk=shown_card_id(html))
+    is_myth = card.misconception in html
+
+    response = learner_client.post(drill_url(deck), {"item": card.pk, "answer": "myth" if is_myth else "fact"}, follow=True)
+
+    review = Review.objects.get(source="drill")
+    assert review.rating == Review.Rating.GOOD
+    assert review.memory.kind == ("myth" if is_myth else "fact")
+    page = response.content.decode()
+    assert "Correct!" in page
+    assert (card.correction if is_myth else "This is the right answer") in page
+
+
+def test_a_repeated_drill_answer_is_refused(learner_client, deck):
+    card_id = shown_card_id(learner_client.get(drill_url(deck)).content.decode())
+    learner_client.post(drill_url(deck), {"item": card_id, "answer": "myth"})
+
+    response = learner_client.post(drill_url(deck), {"item": card_id, "answer": "fact"})
+
+    assert response.status_code == 409
+    assert Review.objects.count() == 1
+
+
+def test_myths_and_facts_are_mixed_about_evenly(learner, db):
+    deck = make_deck(cards=200)
+    scope = scheduling.Scope(kinds=(Kind.MYTH, Kind.FACT), deck=deck)
+    rng = random.Random(7)
+    kinds = []
+    for _ in range(200):
+        entry = scheduling.next_entry(user=learner, scope=scope, rng=rng)
+        kinds.append(entry.kind)
+        scheduling.rate(user=learner, kind=entry.kind, item=entry.item, rating=3, source="drill")
+
+    assert 80 <= kinds.count(Kind.MYTH) <= 120
+
+
+def test_a_believed_myth_comes_back(learner, deck):
+    card = deck.cards.first()
+    now = timezone.now()
+    scheduling.rate(user=learner, kind=Kind.MYTH, item=card, rating=1, source="drill", now=now)
+    scope = scheduling.Scope(kinds=(Kind.MYTH, Kind.FACT), deck=deck, include_new=False)
+
+    entry = scheduling.next_entry(user=learner, scope=scope, now=now + timedelta(minutes=2))
+
+    assert (entry.kind, entry.item) == (Kind.MYTH, card)
+
+
+# --- Card info, mistakes, settings -------------------------------------------------------------
+
+def test_card_info_lists_my_review_history_only(learner_client, learner, other_learner, deck):
+    card = deck.cards.first()
+    scheduling.rate(user=learner, kind=Kind.CARD, item=card, rating=2, source="study")
+    scheduling.rate(user=other_learner, kind=Kind.CARD, item=card, rating=4, source="study")
+
+    html = learner_client.get(reverse("card_info", args=[card.pk])).content.decode()
+
+    assert html.count("<td>Hard</td>") == 1
+    assert "<td>Easy</td>" not in html
+
+
+def test_retake_my_mistakes_builds_a_quiz_of_the_questions_last_answered_wrong(learner_client, learner):
+    question_set = make_question_set(questions=3)
+    attempt = start_attempt(learner, question_set)
+    for slot in attempt.slots.order_by("position"):
+        number = wrong_number(slot) if slot.position != 2 else slot.correct_number
+        grading.submit_answer(attempt=attempt, slot=slot, number=number)
+
+    response = learner_client.post(reverse("retake_mistakes"))
+
+    retake = Attempt.objects.exclude(pk=attempt.pk).get()
+    assert response.url == reverse("attempt", args=[retake.pk])
+    assert sorted(retake.slots.values_list("question__position", flat=True)) == [1, 3]
+    assert retake.display_title == "Retake my mistakes"
+
+
+def test_retake_without_mistakes_says_so(learner_client):
+    response = learner_client.post(reverse("retake_mistakes"), follow=True)
+
+    assert "No mistakes to retake" in response.content.decode()
+    assert not Attempt.objects.exists()
+
+
+def test_settings_save_the_time_zone_and_daily_limit(learner_client, learner):
+    response = learner_client.post(reverse("study_settings"), {"time_zone": "Europe/Paris", "new_cards_per_day": 5})
+
+    learner.refresh_from_db()
+    assert response.status_code == 302
+    assert (learner.time_zone, learner.new_cards_per_day) == ("Europe/Paris", 5)
+
+
+@pytest.mark.parametrize("data", [{"time_zone": "Mars/Olympus", "new_cards_per_day": 5},
+                                  {"time_zone": "UTC", "new_cards_per_day": -1}])
+def test_settings_refuse_bad_values_and_change_nothing(learner_client, learner, data):
+    response = learner_client.post(reverse("study_settings"), data)
+
+    learner.refresh_from_db()
+    assert response.status_code == 400
+    assert (learner.time_zone, learner.new_cards_per_day) == ("UTC", 20)
+
+
+@pytest.mark.parametrize("name, args", [
+    ("deck", [1]), ("study_deck", [1]), ("drill", [1]), ("card_info", [1]), ("review_due", []),
+    ("study_settings", []), ("review_answer", [1]),
+])
+def test_study_pages_need_a_login(client, deck, name, args):
+    response = client.get(reverse(name, args=args))
+
+    assert response.status_code == 302 and response.url.startswith(reverse("login"))

@@ -1,0 +1,120 @@
+"""Study, rating, review and drill pages run a fixed number of queries as a learner's
+review history grows from 10 to 10,000 rows."""
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+
+from quiz import scheduling
+from quiz.models import MemoryState, Review
+from tests.factories import make_deck
+
+AUTH = 2  # session and user
+Kind = MemoryState.Kind
+
+
+def grow_history(user, deck, reviews):
+    """`reviews` review rows spread over the deck's cards, all due now (bulk, for speed)."""
+    now = timezone.now()
+    cards = list(deck.cards.all())
+    memories = MemoryState.objects.bulk_create(
+        MemoryState(user=user, kind=Kind.CARD, card=card, phase=2, stability=5.0, difficulty=5.0,
+                    due=now - timedelta(days=1), last_review=now - timedelta(days=6), reps=reviews // len(cards))
+        for card in cards
+    )
+    Review.objects.bulk_create(
+        Review(user=user, memory=memories[n % len(memories)], source="study", rating=3,
+               reviewed_at=now - timedelta(minutes=n), due_after=now, state_before=None)
+        for n in range(reviews)
+    )
+
+
+def queries(client, method, url, data=None):
+    with CaptureQueriesContext(connection) as context:
+        response = getattr(client, method)(url, data or {})
+    assert response.status_code in (200, 302), response.status_code
+    return len(context.captured_queries)
+
+
+@pytest.fixture
+def small_and_large(learner, other_learner, db):
+    """Two learners with the same deck shape, one with 10 reviews and one with 10,000."""
+    small, large = make_deck(cards=10), make_deck(cards=10)
+    grow_history(learner, small, 10)
+    grow_history(other_learner, large, 10_000)
+    return small, large
+
+
+def test_study_page(learner_client, other_client, small_and_large, django_assert_max_num_queries):
+    small, large = small_and_large
+    counts = [queries(c, "get", reverse("study_deck", args=[d.pk])) for c, d in ((learner_client, small), (other_client, large))]
+
+    assert counts[0] == counts[1]
+    # due review by predicted recall; anything left to undo; session save
+    with django_assert_max_num_queries(AUTH + 4):
+        other_client.get(reverse("study_deck", args=[large.pk]))
+
+
+def test_rating(learner_client, other_client, small_and_large, django_assert_max_num_queries):
+    small, large = small_and_large
+    counts = []
+    for client, deck in ((learner_client, small), (other_client, large)):
+        html = client.get(reverse("study_deck", args=[deck.pk])).content.decode()
+        item = html.split('name="item" value="', 1)[1].split('"', 1)[0]
+        counts.append(queries(client, "post", reverse("study_deck", args=[deck.pk]), {"item": item, "rating": 3}))
+
+    assert counts[0] == counts[1]
+    # deck; card; memory; savepoint, guarded update, log row, release; session save (3)
+    assert counts[1] <= AUTH + 10
+
+
+def test_review_due_page(learner_client, other_client, small_and_large, django_assert_max_num_queries):
+    counts = [queries(c, "get", reverse("review_due")) for c in (learner_client, other_client)]
+
+    assert counts[0] == counts[1]
+    with django_assert_max_num_queries(AUTH + 4):  # due item; can undo; session save
+        other_client.get(reverse("review_due"))
+
+
+def test_deck_page(learner_client, other_client, small_and_large, django_assert_max_num_queries):
+    small, large = small_and_large
+    counts = [queries(c, "get", reverse("deck", args=[d.pk])) for c, d in ((learner_client, small), (other_client, large))]
+
+    assert counts[0] == counts[1]
+    with django_assert_max_num_queries(AUTH + 3):  # deck with counts; page count; page of cards
+        other_client.get(reverse("deck", args=[large.pk]))
+
+
+def test_drill_page(learner_client, other_client, small_and_large, django_assert_max_num_queries):
+    small, large = small_and_large
+    counts = [queries(c, "get", reverse("drill", args=[d.pk])) for c, d in ((learner_client, small), (other_client, large))]
+
+    assert counts[0] == counts[1]
+    with django_assert_max_num_queries(AUTH + 7):  # due statement; learning; new statement; undo; session
+        other_client.get(reverse("drill", args=[large.pk]))
+
+
+def test_card_info_page(learner_client, other_client, small_and_large, django_assert_max_num_queries):
+    small, large = small_and_large
+    pages = ((learner_client, small.cards.first()), (other_client, large.cards.first()))
+    counts = [queries(c, "get", reverse("card_info", args=[card.pk])) for c, card in pages]
+
+    assert counts[0] == counts[1]
+    url = reverse("card_info", args=[large.cards.first().pk])
+    with django_assert_max_num_queries(AUTH + 4):  # card; memories; review count; page of reviews
+        other_client.get(url)
+
+
+def test_home_with_a_long_history(other_client, small_and_large, django_assert_max_num_queries):
+    with django_assert_max_num_queries(AUTH + 4):
+        other_client.get(reverse("home"))
+
+
+def test_scheduling_queue_is_fixed(learner, other_learner, small_and_large, django_assert_max_num_queries):
+    small, large = small_and_large
+    with django_assert_max_num_queries(3):
+        scheduling.next_entry(user=other_learner, scope=scheduling.Scope(kinds=(Kind.CARD,), deck=large))
