@@ -51,6 +51,7 @@ def test_a_newcomer_takes_the_seed_quiz_with_keyboard_and_mouse(page):
 
     page.get_by_role("button", name="Start quiz").first.click()
     expect_question(page, 1)
+    page.wait_for_load_state("load")  # before this, keys fall back to plain form posts
     page.evaluate("window.stillTheSamePage = true")
 
     # Question 1 by keyboard: a number key picks, Enter submits, the feedback swaps in.

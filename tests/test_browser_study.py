@@ -1,0 +1,100 @@
+"""Studying a deck with the keyboard only, undoing a rating, and a Myth-or-fact drill, in Chromium."""
+
+import re
+
+import pytest
+from django.core.management import call_command
+from playwright.sync_api import expect
+
+from quiz.models import Card, MemoryState, Review
+from tests.factories import PASSWORD, make_user
+from tests.test_browser_quiz import SEED
+
+pytestmark = pytest.mark.browser
+
+
+def log_in(page, username):
+    make_user(username)
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Study for your certification")
+
+
+def shown_card(page):
+    return Card.objects.get(pk=page.locator('#study-item input[name="item"]').get_attribute("value"))
+
+
+def test_studying_a_deck_with_the_keyboard_only(page):
+    call_command("import_questions", str(SEED), verbosity=0)
+    log_in(page, "keys")
+    page.get_by_role("link", name="Open deck").click()
+    page.get_by_role("link", name="Study", exact=True).click()
+    page.wait_for_load_state("load")  # before this, keys fall back to plain form posts
+    page.evaluate("window.stillTheSamePage = true")
+
+    first = shown_card(page)
+    expect(page.locator(".face-back")).to_be_hidden()
+    expect(page.locator(".rating-form")).to_be_hidden()
+    page.keyboard.press("Space")  # flip: no request, the back was in the page
+    expect(page.locator(".face-back")).to_be_visible()
+    expect(page.locator(".face-back")).to_contain_text(first.back)
+    expect(page.locator(".misconception")).to_contain_text("Common mistake: " + first.misconception)
+    expect(page.get_by_role("button", name=re.compile(r"^Good 10m"))).to_be_visible()
+
+    page.keyboard.press("3")  # Good: saved, and the next card swaps in
+    expect(page.locator(".face-front .card-text")).not_to_have_text(first.front)
+    second = shown_card(page)
+    assert Review.objects.get().rating == 3
+
+    page.keyboard.press("Enter")  # Enter flips too
+    page.keyboard.press("1")  # Again
+    expect(page.locator(".face-front .card-text")).not_to_have_text(second.front)
+    assert Review.objects.count() == 2
+
+    page.keyboard.press("Control+z")  # undo the Again: the second card is back, as it was
+    expect(page.locator(".face-front .card-text")).to_have_text(second.front)
+    assert Review.objects.count() == 1
+    assert not MemoryState.objects.filter(card=second).exists()
+
+    page.keyboard.press("Space")
+    page.keyboard.press("4")  # Easy
+    expect(page.locator(".face-front .card-text")).not_to_have_text(second.front)
+    assert page.evaluate("window.stillTheSamePage"), "ratings swapped fragments without reloading"
+    assert Review.objects.filter(memory__card=second).get().rating == 4
+
+
+def test_the_flip_animation_respects_reduced_motion(browser, live_server, transactional_db):
+    call_command("import_questions", str(SEED), verbosity=0)
+    animations = {}
+    for motion in ("no-preference", "reduce"):
+        context = browser.new_context(base_url=live_server.url, reduced_motion=motion)
+        page = context.new_page()
+        log_in(page, f"motion-{motion}")
+        page.goto(f"/decks/{Card.objects.first().deck_id}/study/")
+        page.keyboard.press("Space")
+        animations[motion] = page.evaluate("getComputedStyle(document.querySelector('.face-back')).animationName")
+        context.close()
+
+    assert animations == {"no-preference": "flip-in", "reduce": "none"}
+
+
+def test_a_myth_or_fact_drill(page):
+    call_command("import_questions", str(SEED), verbosity=0)
+    log_in(page, "driller")
+    page.get_by_role("link", name="Myth or fact?").first.click()
+
+    for _ in range(3):
+        card = shown_card(page)
+        statement = page.locator(".statement").inner_text()
+        is_myth = statement == card.misconception
+        assert is_myth or statement == card.back
+        page.keyboard.press("m" if is_myth else "f")
+        expect(page.locator(".verdict")).to_have_text("Correct!")
+        expect(page.locator("#study-item")).to_contain_text(card.correction if is_myth else "This is the right answer")
+        page.keyboard.press("n")
+        expect(page.locator(".verdict")).to_have_count(0)
+
+    answers = Review.objects.filter(source="drill")
+    assert answers.count() == 3 and set(answers.values_list("rating", flat=True)) == {3}
