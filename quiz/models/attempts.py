@@ -1,0 +1,242 @@
+"""Quiz attempts: a learner's run through a list of questions, one slot per question,
+each slot a snapshot of what was shown and the answer given."""
+
+import random
+from datetime import timedelta
+
+from django.db import IntegrityError, models, transaction
+from django.db.models import Q, Subquery
+from django.urls import reverse
+from django.utils import timezone
+
+from .content import Choice, Question, QuestionSet, User
+
+# An answer given after a longer pause than this is not "time spent" on the question:
+# the learner walked away and resumed later, so the time is capped.
+MAX_SECONDS_PER_QUESTION = 30 * 60
+
+
+def shuffled(items, rng):
+    return rng.sample(items, k=len(items))
+
+
+class AttemptQuerySet(models.QuerySet):
+    def for_user(self, user):
+        return self.filter(user=user)
+
+    def unfinished(self):
+        return self.filter(finished_at__isnull=True)
+
+    def finished(self):
+        return self.filter(finished_at__isnull=False)
+
+    def start_or_resume(self, *, user, question_set, feedback=None, rng=random):
+        """Return the learner's open attempt on this set, or start one with its own shuffle.
+
+        At most one open attempt per learner and set (a database constraint), so two tabs
+        clicking Start at once end up in the same attempt.
+        """
+        existing = self.for_user(user).unfinished().filter(question_set=question_set).first()
+        if existing:
+            return existing, False
+        try:
+            attempt = self._create_with_slots(
+                user=user, questions=question_set.questions.all(), feedback=feedback, rng=rng, question_set=question_set
+            )
+        except IntegrityError:
+            return self.for_user(user).unfinished().get(question_set=question_set), False
+        return attempt, True
+
+    def start_custom(self, *, user, title, questions, feedback=None, rng=random):
+        """A quiz over any list of questions (which may span sets), in the order given."""
+        return self._create_with_slots(user=user, questions=questions, feedback=feedback, rng=rng, title=title)
+
+    def _create_with_slots(self, *, user, questions, feedback, rng, **fields):
+        questions = list(questions.prefetch_related("choices"))
+        with transaction.atomic():
+            attempt = self.create(
+                user=user, feedback=feedback or Attempt.Feedback.IMMEDIATE, question_count=len(questions), **fields
+            )
+            AttemptQuestion.objects.bulk_create(
+                AttemptQuestion.shown_to_learner(attempt, position, question, rng)
+                for position, question in enumerate(questions, start=1)
+            )
+        return attempt
+
+
+class Attempt(models.Model):
+    """One run of a learner through a question set, in the order and shuffle stored on its slots."""
+
+    class Feedback(models.TextChoices):
+        IMMEDIATE = "immediate", "Right after each answer"
+        DEFERRED = "deferred", "At the end of the attempt"
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="attempts")
+    # Empty for a quiz built on the fly (say, "Retake my mistakes"), which has a title instead.
+    question_set = models.ForeignKey(
+        QuestionSet, null=True, blank=True, on_delete=models.CASCADE, related_name="attempts"
+    )
+    title = models.CharField(max_length=255, blank=True)
+    feedback = models.CharField(max_length=16, choices=Feedback.choices, default=Feedback.IMMEDIATE)
+    started_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    question_count = models.PositiveIntegerField(default=0)
+    correct_count = models.PositiveIntegerField(default=0)
+
+    objects = AttemptQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-started_at", "-pk"]
+        indexes = [
+            models.Index(fields=["user", "-started_at"], name="attempt_user_recent"),
+            models.Index(fields=["user", "question_set", "finished_at"], name="attempt_user_set"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "question_set"],
+                condition=Q(finished_at__isnull=True),
+                name="one_open_attempt_per_user_and_set",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.user} on {self.display_title} ({self.started_at:%Y-%m-%d %H:%M})"
+
+    @property
+    def display_title(self):
+        return self.title or (self.question_set.title if self.question_set_id else "Quiz")
+
+    def get_absolute_url(self):
+        return reverse("attempt", args=[self.pk])
+
+    @property
+    def is_finished(self):
+        return self.finished_at is not None
+
+    @property
+    def shows_feedback_per_question(self):
+        return self.feedback == self.Feedback.IMMEDIATE
+
+    @property
+    def score_percent(self):
+        if not self.question_count:
+            return 0
+        return round(100 * self.correct_count / self.question_count)
+
+    @property
+    def duration(self):
+        if self.finished_at is None:
+            return None
+        return self.finished_at - self.started_at
+
+    def next_unanswered_slot(self):
+        return self.slots.filter(answered_at__isnull=True).order_by("position").first()
+
+    def record_answer(self, slot, number, *, now=None):
+        """Save the learner's pick (the 1-based number of a choice as shown); True if recorded.
+
+        The grade comes from the slot's snapshot, i.e. from what the learner was shown. The
+        attempt row is locked and the UPDATE is conditional: a double submit (double click,
+        back button, two tabs) finds the slot answered and changes nothing, and two last
+        answers racing in two tabs cannot both miss finishing the attempt.
+        """
+        if slot.attempt_id != self.pk or not 1 <= number <= len(slot.shown_choices):
+            raise ValueError("no such choice in this attempt's question")
+        shown = slot.shown_choices[number - 1]
+        now = now or timezone.now()
+        with transaction.atomic():
+            Attempt.objects.select_for_update().filter(pk=self.pk).values_list("pk").get()
+            previous = self.slots.filter(answered_at__isnull=False).aggregate(last=models.Max("answered_at"))
+            since = max(filter(None, [previous["last"], self.started_at]))
+            seconds = min(max(int((now - since).total_seconds()), 0), MAX_SECONDS_PER_QUESTION)
+            recorded = AttemptQuestion.objects.filter(pk=slot.pk, answered_at__isnull=True).update(
+                chosen_index=number,
+                chosen_choice=Subquery(Choice.objects.filter(pk=shown["id"]).values("pk")[:1]),
+                is_correct=shown["correct"],
+                answered_at=now,
+                seconds_spent=seconds,
+            )
+            if recorded and not self.slots.filter(answered_at__isnull=True).exists():
+                self.finish(now=now)
+        slot.refresh_from_db(fields=["chosen_index", "chosen_choice", "is_correct", "answered_at", "seconds_spent"])
+        return bool(recorded)
+
+    def finish(self, *, now=None):
+        """Close the attempt and store its score, counted by the database from the slots."""
+        now = now or timezone.now()
+        correct = self.slots.filter(is_correct=True).count()
+        Attempt.objects.filter(pk=self.pk, finished_at__isnull=True).update(finished_at=now, correct_count=correct)
+        self.refresh_from_db(fields=["finished_at", "correct_count"])
+
+
+class AttemptQuestion(models.Model):
+    """One question of an attempt, exactly as the learner saw it, and their answer.
+
+    The stem and the choices (text, right or wrong, in the shuffled order) are copied when the
+    attempt starts, so editing the source later never changes what a past attempt shows or
+    how it was graded. The answer lives on the slot: one question of one attempt has at most
+    one answer.
+    """
+
+    attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="slots")
+    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="slots")
+    position = models.PositiveIntegerField()
+    stem = models.TextField()
+    shown_choices = models.JSONField(help_text='[{"id", "text", "correct"}] in the order shown')
+    chosen_index = models.PositiveSmallIntegerField(null=True, blank=True, help_text="1-based, as shown")
+    # The live choice picked, for statistics across attempts; the snapshot above is the record.
+    chosen_choice = models.ForeignKey(Choice, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    is_correct = models.BooleanField(null=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+    seconds_spent = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["attempt", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["attempt", "position"], name="slot_position_unique"),
+            models.UniqueConstraint(fields=["attempt", "question"], name="slot_question_unique"),
+        ]
+        indexes = [models.Index(fields=["question", "answered_at"], name="slot_question_answered")]
+
+    def __str__(self):
+        return f"{self.attempt_id} #{self.position}"
+
+    @classmethod
+    def shown_to_learner(cls, attempt, position, question, rng):
+        choices = shuffled(list(question.choices.all()), rng)
+        return cls(
+            attempt=attempt,
+            question=question,
+            position=position,
+            stem=question.stem,
+            shown_choices=[{"id": c.pk, "text": c.text, "correct": c.is_correct} for c in choices],
+        )
+
+    @property
+    def choice_order(self):
+        return [choice["id"] for choice in self.shown_choices]
+
+    @property
+    def choice_texts(self):
+        """What the question page shows before answering: texts only, nothing about correctness."""
+        return [choice["text"] for choice in self.shown_choices]
+
+    @property
+    def review(self):
+        """The choices as shown, with the learner's pick and the right one, for feedback."""
+        return [
+            {"number": number, "text": c["text"], "correct": c["correct"], "chosen": number == self.chosen_index}
+            for number, c in enumerate(self.shown_choices, start=1)
+        ]
+
+    @property
+    def correct_number(self):
+        return next(n for n, c in enumerate(self.shown_choices, start=1) if c["correct"])
+
+    @property
+    def is_answered(self):
+        return self.answered_at is not None
+
+    @property
+    def time_spent(self):
+        return None if self.seconds_spent is None else timedelta(seconds=self.seconds_spent)

@@ -1,0 +1,129 @@
+"""Spaced-repetition state (FSRS) per learner and study item, and the review log."""
+
+from django.db import models
+from django.db.models import Q
+
+from .content import Card, Choice, Question, User
+
+
+class MemoryStateQuerySet(models.QuerySet):
+    def for_user(self, user):
+        return self.filter(user=user)
+
+    def due(self, now):
+        return self.filter(due__lte=now)
+
+    def last_answered_wrong(self):
+        return self.filter(kind=MemoryState.Kind.QUESTION, last_rating=1)
+
+
+class MemoryState(models.Model):
+    """What the scheduler knows about one learner and one study item: the FSRS card state.
+
+    Every kind of item lives in this one table (a flashcard, a quiz question, and a card's
+    myth and fact statements for the drill), so "what is due" is one indexed query over the
+    whole bank. A row exists once the item has been studied; before that the item is new.
+    """
+
+    class Kind(models.TextChoices):
+        CARD = "card", "Flashcard"
+        QUESTION = "question", "Question"
+        MYTH = "myth", "Myth statement"
+        FACT = "fact", "Fact statement"
+
+    CARD_KINDS = (Kind.CARD, Kind.MYTH, Kind.FACT)
+
+    class Phase(models.IntegerChoices):  # the values of fsrs.State
+        LEARNING = 1, "Learning"
+        REVIEW = 2, "Review"
+        RELEARNING = 3, "Relearning"
+
+    LEARNING_PHASES = (Phase.LEARNING, Phase.RELEARNING)
+
+    objects = MemoryStateQuerySet.as_manager()
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="memories")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    card = models.ForeignKey(Card, null=True, blank=True, on_delete=models.CASCADE, related_name="memories")
+    question = models.ForeignKey(
+        Question, null=True, blank=True, on_delete=models.CASCADE, related_name="memories"
+    )
+    phase = models.PositiveSmallIntegerField(choices=Phase.choices, default=Phase.LEARNING)
+    step = models.PositiveSmallIntegerField(null=True, blank=True)
+    stability = models.FloatField(null=True, blank=True)
+    difficulty = models.FloatField(null=True, blank=True)
+    due = models.DateTimeField()
+    last_review = models.DateTimeField(null=True, blank=True)
+    reps = models.PositiveIntegerField(default=0, help_text="Reviews so far; guards against double submits")
+    lapses = models.PositiveIntegerField(default=0)
+    last_rating = models.PositiveSmallIntegerField(null=True, blank=True, help_text="1 = Again: last answer wrong")
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["user", "due"], name="memory_user_due"),
+            models.Index(fields=["user", "kind", "phase", "due"], name="memory_user_kind_due"),
+            models.Index(fields=["user", "kind", "last_rating"], name="memory_user_kind_rating"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "kind", "card"], condition=Q(card__isnull=False), name="memory_unique_card_item"
+            ),
+            models.UniqueConstraint(
+                fields=["user", "question"], condition=Q(question__isnull=False), name="memory_unique_question"
+            ),
+            models.CheckConstraint(
+                condition=(Q(kind="question", question__isnull=False, card__isnull=True))
+                | (Q(kind__in=["card", "myth", "fact"], card__isnull=False, question__isnull=True)),
+                name="memory_item_matches_kind",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.user} · {self.kind} {self.card_id or self.question_id}"
+
+    @property
+    def item(self):
+        return self.question if self.kind == self.Kind.QUESTION else self.card
+
+
+class Review(models.Model):
+    """One rating of one item: the review log. `state_before` makes undo exact."""
+
+    class Rating(models.IntegerChoices):  # the values of fsrs.Rating
+        AGAIN = 1, "Again"
+        HARD = 2, "Hard"
+        GOOD = 3, "Good"
+        EASY = 4, "Easy"
+
+    class Source(models.TextChoices):
+        STUDY = "study", "Flashcard study"
+        QUIZ = "quiz", "Quiz answer"
+        REVIEW = "review", "Review session question"
+        DRILL = "drill", "Myth-or-fact drill"
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="reviews")
+    memory = models.ForeignKey(MemoryState, on_delete=models.CASCADE, related_name="reviews")
+    source = models.CharField(max_length=8, choices=Source.choices)
+    rating = models.PositiveSmallIntegerField(choices=Rating.choices)
+    reviewed_at = models.DateTimeField()
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    was_new = models.BooleanField(default=False, help_text="First time the learner saw the item")
+    retrievability = models.FloatField(null=True, blank=True, help_text="Predicted recall just before")
+    due_after = models.DateTimeField(help_text="When the item became due again after this rating")
+    state_before = models.JSONField(null=True, blank=True, help_text="The memory state this rating replaced")
+    chosen_choice = models.ForeignKey(Choice, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    answer = models.CharField(max_length=8, blank=True, help_text="Myth or fact, for drill statements")
+
+    class Meta:
+        ordering = ["-reviewed_at", "-pk"]
+        indexes = [
+            models.Index(fields=["user", "reviewed_at"], name="review_user_time"),
+            models.Index(fields=["memory", "reviewed_at"], name="review_memory_time"),
+        ]
+
+    def __str__(self):
+        return f"{self.user} rated {self.get_rating_display()} at {self.reviewed_at:%Y-%m-%d %H:%M}"
+
+    @property
+    def interval(self):
+        return self.due_after - self.reviewed_at
