@@ -77,6 +77,14 @@ class Attempt(models.Model):
         QuestionSet, null=True, blank=True, on_delete=models.CASCADE, related_name="attempts"
     )
     title = models.CharField(max_length=255, blank=True)
+    assignment = models.ForeignKey(
+        "quiz.Assignment", null=True, blank=True, on_delete=models.CASCADE, related_name="attempts"
+    )
+    # Set for timed attempts: answers after this moment are refused and the attempt closes.
+    deadline = models.DateTimeField(null=True, blank=True)
+    is_late = models.BooleanField(default=False, help_text="Finished after the due date")
+    # Until this moment the learner sees no score, correct answers or explanations.
+    reveal_at = models.DateTimeField(null=True, blank=True)
     feedback = models.CharField(max_length=16, choices=Feedback.choices, default=Feedback.IMMEDIATE)
     started_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -97,6 +105,11 @@ class Attempt(models.Model):
                 condition=Q(finished_at__isnull=True),
                 name="one_open_attempt_per_user_and_set",
             ),
+            models.UniqueConstraint(
+                fields=["user", "assignment"],
+                condition=Q(finished_at__isnull=True),
+                name="one_open_attempt_per_user_and_assignment",
+            ),
         ]
 
     def __str__(self):
@@ -116,6 +129,16 @@ class Attempt(models.Model):
     @property
     def shows_feedback_per_question(self):
         return self.feedback == self.Feedback.IMMEDIATE
+
+    def answers_visible(self, now=None):
+        """May the learner see the score, correct answers and explanations yet?
+
+        Every page that shows an attempt's correctness must ask this: an assignment can
+        hold them back until after its due date."""
+        return self.reveal_at is None or (now or timezone.now()) >= self.reveal_at
+
+    def is_past_deadline(self, now=None):
+        return self.deadline is not None and (now or timezone.now()) > self.deadline
 
     @property
     def score_percent(self):

@@ -12,12 +12,17 @@ from django.utils import timezone
 
 
 class User(AbstractUser):
-    """A learner (and, later, an instructor). Custom from the start so fields can be added."""
+    """A learner, and with `is_instructor` also someone who runs classes."""
 
     time_zone = models.CharField(max_length=64, default="UTC", help_text="IANA name, e.g. Europe/Paris")
     new_cards_per_day = models.PositiveSmallIntegerField(
         default=20, help_text="How many new flashcards a study session introduces per day"
     )
+    exam_date = models.DateField(null=True, blank=True, help_text="The learner's exam day, for recall forecasts")
+    target_retention = models.FloatField(
+        default=0.9, help_text="Predicted recall to keep above on exam day (0.7 to 0.99)"
+    )
+    is_instructor = models.BooleanField(default=False, help_text="May create classes, quiz sets and assignments")
 
     @property
     def zone(self):
@@ -30,6 +35,18 @@ class User(AbstractUser):
         """Midnight of the learner's current day, as an aware datetime (daily limits reset here)."""
         local = (now or timezone.now()).astimezone(self.zone)
         return local.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+class Topic(models.Model):
+    """A tag on questions and cards ("NVLink", "Parallelism"), for mastery by topic and focused study."""
+
+    name = models.CharField(max_length=100, unique=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
 
 
 class SourceDocument(models.Model):
@@ -91,6 +108,7 @@ class Question(models.Model):
     position = models.PositiveIntegerField()
     stem = models.TextField()
     explanation = models.TextField(blank=True)
+    topics = models.ManyToManyField(Topic, blank=True, related_name="questions")
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -180,6 +198,7 @@ class Card(models.Model):
     back = models.TextField()
     misconception = models.TextField(blank=True)
     correction = models.TextField(blank=True)
+    topics = models.ManyToManyField(Topic, blank=True, related_name="cards")
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

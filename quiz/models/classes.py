@@ -1,0 +1,200 @@
+"""Instructors' side: classes learners join with a code, quiz sets built from the question
+bank, and assignments of a quiz set to a class with dates and rules (with per-learner
+overrides)."""
+
+import random
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+
+from .content import Question, User
+
+# No 0/O or 1/I/L: join codes are read aloud and typed from a projector.
+JOIN_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+JOIN_CODE_LENGTH = 8
+
+
+def new_join_code():
+    return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
+
+
+class ClassroomQuerySet(models.QuerySet):
+    def owned_by(self, user):
+        return self.filter(owner=user)
+
+    def joined_by(self, user):
+        return self.filter(enrollments__learner=user)
+
+
+class Classroom(models.Model):
+    owner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="classrooms")
+    name = models.CharField(max_length=200)
+    join_code = models.CharField(max_length=16, unique=True, default=new_join_code)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = ClassroomQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name", "pk"]
+        indexes = [models.Index(fields=["owner", "name"], name="classroom_owner")]
+
+    def __str__(self):
+        return self.name
+
+    def get_absolute_url(self):
+        return reverse("classroom", args=[self.pk])
+
+    def join(self, learner):
+        """Enroll a learner (idempotent). Returns True when they were not enrolled yet."""
+        _, created = Enrollment.objects.get_or_create(classroom=self, learner=learner)
+        return created
+
+
+class Enrollment(models.Model):
+    classroom = models.ForeignKey(Classroom, on_delete=models.CASCADE, related_name="enrollments")
+    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="enrollments")
+    joined_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["classroom", "learner__username"]
+        constraints = [models.UniqueConstraint(fields=["classroom", "learner"], name="enrollment_unique")]
+        indexes = [models.Index(fields=["learner"], name="enrollment_learner")]
+
+    def __str__(self):
+        return f"{self.learner} in {self.classroom}"
+
+
+class QuizSet(models.Model):
+    """Questions an instructor picked from the bank, in order; or a pool to draw from.
+
+    With `draw_count` set, each attempt draws that many questions at random from the
+    pool, and the attempt's slots record which ones (so its review shows them)."""
+
+    owner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="quiz_sets")
+    title = models.CharField(max_length=255)
+    draw_count = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Draw this many questions at random per attempt; empty = all, in order"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["title", "pk"]
+        indexes = [models.Index(fields=["owner", "title"], name="quizset_owner")]
+
+    def __str__(self):
+        return self.title
+
+    def get_absolute_url(self):
+        return reverse("quiz_set", args=[self.pk])
+
+    def questions_for_attempt(self, rng=random):
+        """The questions one attempt gets: all in order, or a random draw from the pool."""
+        questions = list(
+            Question.objects.filter(quiz_set_entries__quiz_set=self).order_by("quiz_set_entries__position")
+        )
+        if self.draw_count and self.draw_count < len(questions):
+            return rng.sample(questions, k=self.draw_count)
+        return questions
+
+
+class QuizSetQuestion(models.Model):
+    quiz_set = models.ForeignKey(QuizSet, on_delete=models.CASCADE, related_name="entries")
+    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="quiz_set_entries")
+    position = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["quiz_set", "position"]
+        constraints = [models.UniqueConstraint(fields=["quiz_set", "question"], name="quizset_question_unique")]
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The rules in force for one learner: the assignment's, with their override applied."""
+
+    opens_at: datetime
+    due_at: datetime
+    time_limit: timedelta | None
+    max_attempts: int | None
+
+    def is_open(self, now):
+        return now >= self.opens_at
+
+
+class AssignmentQuerySet(models.QuerySet):
+    def for_learner(self, user):
+        return self.filter(classroom__enrollments__learner=user)
+
+    def owned_by(self, user):
+        return self.filter(classroom__owner=user)
+
+
+class Assignment(models.Model):
+    class Grading(models.TextChoices):
+        BEST = "best", "Best attempt"
+        LAST = "last", "Last attempt"
+        FIRST = "first", "First attempt"
+        AVERAGE = "average", "Average of attempts"
+
+    class FeedbackTiming(models.TextChoices):
+        IMMEDIATE = "immediate", "Right after each answer"
+        AFTER_ATTEMPT = "after_attempt", "When the attempt is finished"
+        AFTER_DUE = "after_due", "After the due date"
+
+    classroom = models.ForeignKey(Classroom, on_delete=models.CASCADE, related_name="assignments")
+    quiz_set = models.ForeignKey(QuizSet, on_delete=models.PROTECT, related_name="assignments")
+    title = models.CharField(max_length=255)
+    opens_at = models.DateTimeField()
+    due_at = models.DateTimeField()
+    time_limit = models.DurationField(null=True, blank=True)
+    max_attempts = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Empty = unlimited")
+    grading = models.CharField(max_length=8, choices=Grading.choices, default=Grading.BEST)
+    shuffle = models.BooleanField(default=True, help_text="Shuffle the order of questions and choices")
+    feedback_timing = models.CharField(
+        max_length=16, choices=FeedbackTiming.choices, default=FeedbackTiming.IMMEDIATE
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = AssignmentQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["due_at", "pk"]
+        indexes = [models.Index(fields=["classroom", "due_at"], name="assignment_class_due")]
+        constraints = [
+            models.CheckConstraint(condition=Q(due_at__gt=models.F("opens_at")), name="assignment_due_after_open"),
+        ]
+
+    def __str__(self):
+        return self.title
+
+    def rules_for(self, override=None):
+        """The rules for one learner (`override` is their AssignmentOverride, if any)."""
+
+        def pick(name):
+            value = getattr(override, name, None) if override else None
+            return value if value is not None else getattr(self, name)
+
+        return Rules(pick("opens_at"), pick("due_at"), pick("time_limit"), pick("max_attempts"))
+
+
+class AssignmentOverride(models.Model):
+    """Different dates, time limit or attempts for one learner (extra time, a late start)."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="overrides")
+    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="assignment_overrides")
+    opens_at = models.DateTimeField(null=True, blank=True)
+    due_at = models.DateTimeField(null=True, blank=True)
+    time_limit = models.DurationField(null=True, blank=True)
+    max_attempts = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "learner"], name="override_unique_per_learner"),
+        ]
+
+    def __str__(self):
+        return f"{self.assignment} for {self.learner}"
