@@ -77,3 +77,16 @@ class StudySettingsForm(forms.ModelForm):
     class Meta:
         model = User
         fields = ("time_zone", "new_cards_per_day")
+
+
+class JoinClassForm(forms.Form):
+    code = forms.CharField(max_length=16, label="Class code")
+
+    def clean_code(self):
+        from .models import Classroom
+
+        code = self.cleaned_data["code"].strip().upper().replace(" ", "").replace("-", "")
+        classroom = Classroom.objects.filter(join_code=code).first()
+        if classroom is None:
+            raise forms.ValidationError("No class has that code. Check it with your instructor.")
+        return classroom

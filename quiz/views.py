@@ -8,19 +8,15 @@ then a redirect (plain form post) or a partial of the same template (HTMX).
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.conf import settings
-from django.core.paginator import Paginator
 from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils import timezone
-from django_htmx.http import HttpResponseClientRedirect, push_url
 from django.views.decorators.http import require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect, push_url
 
 from . import grading
 from .forms import AnswerForm, SignUpForm, StartAttemptForm
-from .models import Attempt, AttemptQuestion, Deck, MemoryState, QuestionSet
-
+from .models import Attempt, AttemptQuestion, MemoryState, QuestionSet
 
 # What "Review due" mixes: flashcards and quiz questions (drill statements have their own drill).
 REVIEW_KINDS = (MemoryState.Kind.CARD, MemoryState.Kind.QUESTION)
@@ -38,18 +34,6 @@ def _get_slot(attempt, position):
     slot = get_object_or_404(AttemptQuestion.objects.filter(attempt=attempt).select_related("question"), position=position)
     slot.attempt = attempt  # already loaded; saves a query
     return slot
-
-
-def home(request):
-    context = {
-        "question_sets": QuestionSet.objects.with_progress_for(request.user),
-        "decks": Deck.objects.with_counts_for(request.user),
-    }
-    if request.user.is_authenticated:
-        mine = MemoryState.objects.for_user(request.user)
-        context["due_count"] = mine.due(timezone.now()).filter(kind__in=REVIEW_KINDS).count()
-        context["mistake_count"] = mine.last_answered_wrong().count()
-    return render(request, "quiz/home.html", context)
 
 
 @require_http_methods(["GET", "POST"])
@@ -136,19 +120,3 @@ def _navigate(request, url):
     if request.htmx:
         return HttpResponseClientRedirect(url)
     return redirect(url)
-
-
-@login_required
-def attempt_results(request, attempt_id):
-    attempt = _get_attempt_for_user(request, attempt_id)
-    if not attempt.is_finished:
-        return redirect(attempt)
-    slots = attempt.slots.select_related("question")
-    return render(request, "quiz/attempt_results.html", {"attempt": attempt, "slots": slots})
-
-
-@login_required
-def attempt_list(request):
-    attempts = Attempt.objects.for_user(request.user).select_related("question_set")
-    page = Paginator(attempts, settings.QUIZ_PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(request, "quiz/attempt_list.html", {"page": page})

@@ -5,7 +5,8 @@ import random
 from datetime import timedelta
 
 from django.db import IntegrityError, models, transaction
-from django.db.models import Q, Subquery
+from django.db.models import Count, F, OuterRef, Q, Subquery, prefetch_related_objects
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
@@ -47,12 +48,24 @@ class AttemptQuerySet(models.QuerySet):
             return self.for_user(user).unfinished().get(question_set=question_set), False
         return attempt, True
 
+    def close_expired(self, now=None):
+        """Finish every timed attempt whose deadline has passed (learners who never came
+        back), in one UPDATE, scoring them from their slots."""
+        correct = AttemptQuestion.objects.filter(attempt=OuterRef("pk"), is_correct=True)
+        correct = correct.order_by().values("attempt").annotate(n=Count("pk")).values("n")
+        return self.filter(finished_at__isnull=True, deadline__lt=now or timezone.now()).update(
+            finished_at=F("deadline"),
+            correct_count=Coalesce(Subquery(correct[:1]), 0),
+            is_late=Q(due_at__isnull=False) & Q(deadline__gt=F("due_at")),
+        )
+
     def start_custom(self, *, user, title, questions, feedback=None, rng=random):
         """A quiz over any list of questions (which may span sets), in the order given."""
         return self._create_with_slots(user=user, questions=questions, feedback=feedback, rng=rng, title=title)
 
     def _create_with_slots(self, *, user, questions, feedback, rng, **fields):
-        questions = list(questions.prefetch_related("choices"))
+        questions = list(questions)
+        prefetch_related_objects(questions, "choices")
         with transaction.atomic():
             attempt = self.create(
                 user=user, feedback=feedback or Attempt.Feedback.IMMEDIATE, question_count=len(questions), **fields
@@ -82,6 +95,7 @@ class Attempt(models.Model):
     )
     # Set for timed attempts: answers after this moment are refused and the attempt closes.
     deadline = models.DateTimeField(null=True, blank=True)
+    due_at = models.DateTimeField(null=True, blank=True, help_text="The learner's due date, for assignments")
     is_late = models.BooleanField(default=False, help_text="Finished after the due date")
     # Until this moment the learner sees no score, correct answers or explanations.
     reveal_at = models.DateTimeField(null=True, blank=True)
@@ -165,6 +179,9 @@ class Attempt(models.Model):
         """
         if slot.attempt_id != self.pk or not 1 <= number <= len(slot.shown_choices):
             raise ValueError("no such choice in this attempt's question")
+        if self.is_past_deadline(now):
+            self.finish(now=now)  # time is up: the answer is refused and the attempt closes
+            return False
         shown = slot.shown_choices[number - 1]
         now = now or timezone.now()
         with transaction.atomic():
@@ -185,11 +202,18 @@ class Attempt(models.Model):
         return bool(recorded)
 
     def finish(self, *, now=None):
-        """Close the attempt and store its score, counted by the database from the slots."""
+        """Close the attempt and store its score, counted by the database from the slots.
+
+        A timed attempt closes at its deadline at the latest, whenever this runs."""
         now = now or timezone.now()
+        if self.deadline is not None:
+            now = min(now, self.deadline)
         correct = self.slots.filter(is_correct=True).count()
-        Attempt.objects.filter(pk=self.pk, finished_at__isnull=True).update(finished_at=now, correct_count=correct)
-        self.refresh_from_db(fields=["finished_at", "correct_count"])
+        late = self.due_at is not None and now > self.due_at
+        Attempt.objects.filter(pk=self.pk, finished_at__isnull=True).update(
+            finished_at=now, correct_count=correct, is_late=late
+        )
+        self.refresh_from_db(fields=["finished_at", "correct_count", "is_late"])
 
 
 class AttemptQuestion(models.Model):

@@ -1,0 +1,159 @@
+"""Assignments as a learner meets them: their status, and starting an attempt within the
+rules (dates, attempts allowed, time limit, feedback timing), with per-learner overrides.
+
+Keyword-only functions with an explicit `now`, so tests run on a fixed clock.
+"""
+
+import random
+from dataclasses import dataclass
+
+from django.db import IntegrityError
+from django.db.models import Count, OuterRef, Prefetch, Subquery
+from django.utils import timezone
+
+from .models import Assignment, AssignmentOverride, Attempt, Rules
+
+
+class RuleViolation(Exception):
+    """Starting (or continuing) is not allowed; the message says why, for the learner."""
+
+
+class Status:
+    UPCOMING = "upcoming"
+    NOT_STARTED = "not started"
+    IN_PROGRESS = "in progress"
+    SUBMITTED = "submitted"
+    LATE = "late"
+    MISSED = "missed"
+
+
+@dataclass
+class LearnerAssignment:
+    """One assignment as one learner sees it."""
+
+    assignment: Assignment
+    rules: Rules
+    finished_count: int
+    on_time_count: int
+    open_attempt_id: int | None
+    status: str
+
+    @property
+    def attempts_left(self):
+        if self.rules.max_attempts is None:
+            return None
+        return max(self.rules.max_attempts - self.finished_count, 0)
+
+    @property
+    def can_start(self):
+        return self.status != Status.UPCOMING and (self.open_attempt_id or self.attempts_left != 0)
+
+
+def status_of(rules, finished_count, on_time_count, open_attempt_id, now):
+    if open_attempt_id:
+        return Status.IN_PROGRESS
+    if finished_count:
+        return Status.SUBMITTED if on_time_count else Status.LATE
+    if now < rules.opens_at:
+        return Status.UPCOMING
+    return Status.MISSED if now > rules.due_at else Status.NOT_STARTED
+
+
+def _annotated_for(user, assignments):
+    mine = Attempt.objects.filter(user=user, assignment=OuterRef("pk"))
+    finished = mine.filter(finished_at__isnull=False).order_by().values("assignment")
+    return assignments.annotate(
+        finished_count=Subquery(finished.annotate(n=Count("pk")).values("n")[:1]),
+        on_time_count=Subquery(finished.filter(is_late=False).annotate(n=Count("pk")).values("n")[:1]),
+        open_attempt_id=Subquery(mine.filter(finished_at__isnull=True).values("pk")[:1]),
+    ).prefetch_related(Prefetch("overrides", queryset=AssignmentOverride.objects.filter(learner=user)))
+
+
+def learner_assignments(*, user, now=None, classroom=None):
+    """The learner's assignments in all their classes (or one), soonest due first. Two queries
+    (plus one to close timed attempts whose time ran out)."""
+    now = now or timezone.now()
+    Attempt.objects.filter(user=user, assignment__isnull=False).close_expired(now)
+    assignments = Assignment.objects.for_learner(user).select_related("classroom", "quiz_set")
+    if classroom is not None:
+        assignments = assignments.filter(classroom=classroom)
+    return [_as_seen_by(assignment, now) for assignment in _annotated_for(user, assignments)]
+
+
+def get_learner_assignment(*, user, assignment_id, now=None):
+    """One assignment of the learner's classes, or None if it is not theirs."""
+    now = now or timezone.now()
+    Attempt.objects.filter(user=user, assignment_id=assignment_id).close_expired(now)
+    assignments = Assignment.objects.for_learner(user).filter(pk=assignment_id).select_related("classroom", "quiz_set")
+    assignment = _annotated_for(user, assignments).first()
+    return assignment and _as_seen_by(assignment, now)
+
+
+def _as_seen_by(assignment, now):
+    override = next(iter(assignment.overrides.all()), None)
+    rules = assignment.rules_for(override)
+    finished, on_time = assignment.finished_count or 0, assignment.on_time_count or 0
+    status = status_of(rules, finished, on_time, assignment.open_attempt_id, now)
+    return LearnerAssignment(assignment, rules, finished, on_time, assignment.open_attempt_id, status)
+
+
+class _KeepOrder:
+    """A stand-in for `random` when the assignment says not to shuffle."""
+
+    @staticmethod
+    def sample(items, k):
+        return list(items)[:k]
+
+
+def start_attempt(*, user, seen, now=None, rng=None):
+    """Resume the learner's open attempt on the assignment, or start one within its rules."""
+    now = now or timezone.now()
+    if seen.open_attempt_id:
+        return Attempt.objects.get(pk=seen.open_attempt_id)
+    rules, assignment = seen.rules, seen.assignment
+    if now < rules.opens_at:
+        raise RuleViolation("This assignment is not open yet.")
+    if seen.attempts_left == 0:
+        raise RuleViolation("You have used all your attempts for this assignment.")
+    rng = rng or random
+    questions = assignment.quiz_set.questions_for_attempt(rng)
+    if not questions:
+        raise RuleViolation("This assignment has no questions yet.")
+    order_rng = rng if assignment.shuffle else _KeepOrder()
+    if assignment.shuffle:
+        questions = rng.sample(questions, k=len(questions))
+    timing = Assignment.FeedbackTiming
+    try:
+        return _create(user, assignment, rules, questions, order_rng, timing, now)
+    except IntegrityError:  # a second tab started it at the same moment: use that one
+        return Attempt.objects.get(user=user, assignment=assignment, finished_at__isnull=True)
+
+
+def _create(user, assignment, rules, questions, order_rng, timing, now):
+    return Attempt.objects._create_with_slots(
+        user=user,
+        questions=questions,
+        feedback=Attempt.Feedback.IMMEDIATE if assignment.feedback_timing == timing.IMMEDIATE else Attempt.Feedback.DEFERRED,
+        rng=order_rng,
+        assignment=assignment,
+        title=assignment.title,
+        started_at=now,
+        due_at=rules.due_at,
+        deadline=now + rules.time_limit if rules.time_limit else None,
+        reveal_at=rules.due_at if assignment.feedback_timing == timing.AFTER_DUE else None,
+    )
+
+
+def counted_score(attempts, grading):
+    """The score (0-100) that counts, from finished attempts in start order, by the rule."""
+    scores = [a.score_percent for a in attempts if a.finished_at is not None]
+    if not scores:
+        return None
+    grading_rules = {
+        Assignment.Grading.BEST: max,
+        Assignment.Grading.LAST: lambda s: s[-1],
+        Assignment.Grading.FIRST: lambda s: s[0],
+        Assignment.Grading.AVERAGE: lambda s: round(sum(s) / len(s)),
+    }
+    return grading_rules[grading](scores)
+

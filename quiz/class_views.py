@@ -1,0 +1,65 @@
+"""Classes and assignments as a learner meets them: join with a code, see an assignment
+and its rules, start (or resume) an attempt within them."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods, require_POST
+
+from . import assignments
+from .forms import JoinClassForm
+from .models import Attempt
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def join_class(request, code=""):
+    form = JoinClassForm(request.POST or None, initial={"code": code})
+    if request.method == "POST" and form.is_valid():
+        classroom = form.cleaned_data["code"]
+        if classroom.join(request.user):
+            messages.success(request, f"You joined {classroom.name}.")
+        else:
+            messages.info(request, f"You are already in {classroom.name}.")
+        return redirect("my_classes")
+    return render(request, "quiz/join_class.html", {"form": form}, status=400 if form.errors else 200)
+
+
+@login_required
+def my_classes(request):
+    seen = assignments.learner_assignments(user=request.user)
+    classrooms = request.user.enrollments.select_related("classroom__owner")
+    return render(request, "quiz/my_classes.html", {"assignments": seen, "enrollments": classrooms})
+
+
+def _get_seen(request, assignment_id):
+    """The assignment as this learner sees it, or 404 if it is not in one of their classes."""
+    seen = assignments.get_learner_assignment(user=request.user, assignment_id=assignment_id)
+    if seen is None:
+        raise Http404("No such assignment in your classes.")
+    return seen
+
+
+@login_required
+def learner_assignment(request, assignment_id):
+    seen = _get_seen(request, assignment_id)
+    attempts = Attempt.objects.for_user(request.user).filter(assignment=seen.assignment).order_by("started_at")
+    counted = assignments.counted_score(attempts, seen.assignment.grading)
+    now = timezone.now()
+    context = {"seen": seen, "attempts": attempts, "counted": counted, "now": now}
+    context["scores_visible"] = all(attempt.answers_visible(now) for attempt in attempts)
+    return render(request, "quiz/learner_assignment.html", context)
+
+
+@require_POST
+@login_required
+def start_assignment(request, assignment_id):
+    seen = _get_seen(request, assignment_id)
+    try:
+        attempt = assignments.start_attempt(user=request.user, seen=seen)
+    except assignments.RuleViolation as refusal:
+        messages.error(request, str(refusal))
+        return redirect("learner_assignment", assignment_id=assignment_id)
+    return redirect(attempt)
