@@ -144,9 +144,8 @@ def _create(user, assignment, rules, questions, order_rng, timing, now):
     )
 
 
-def counted_score(attempts, grading):
-    """The score (0-100) that counts, from finished attempts in start order, by the rule."""
-    scores = [a.score_percent for a in attempts if a.finished_at is not None]
+def counted_score(scores, grading):
+    """The score (0-100) that counts, from finished attempts' scores in start order, by the rule."""
     if not scores:
         return None
     grading_rules = {
@@ -156,4 +155,3 @@ def counted_score(attempts, grading):
         Assignment.Grading.AVERAGE: lambda s: round(sum(s) / len(s)),
     }
     return grading_rules[grading](scores)
-

@@ -46,7 +46,8 @@ def _get_seen(request, assignment_id):
 def learner_assignment(request, assignment_id):
     seen = _get_seen(request, assignment_id)
     attempts = Attempt.objects.for_user(request.user).filter(assignment=seen.assignment).order_by("started_at")
-    counted = assignments.counted_score(attempts, seen.assignment.grading)
+    finished_scores = [attempt.score_percent for attempt in attempts if attempt.is_finished]
+    counted = assignments.counted_score(finished_scores, seen.assignment.grading)
     now = timezone.now()
     context = {"seen": seen, "attempts": attempts, "counted": counted, "now": now}
     context["scores_visible"] = all(attempt.answers_visible(now) for attempt in attempts)

@@ -1,9 +1,10 @@
+from datetime import timedelta
 from zoneinfo import available_timezones
 
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
-from .models import Attempt, User
+from .models import Assignment, Attempt, Classroom, QuestionSet, QuizSet, Topic, User
 
 
 class SignUpForm(UserCreationForm):
@@ -83,10 +84,112 @@ class JoinClassForm(forms.Form):
     code = forms.CharField(max_length=16, label="Class code")
 
     def clean_code(self):
-        from .models import Classroom
-
         code = self.cleaned_data["code"].strip().upper().replace(" ", "").replace("-", "")
         classroom = Classroom.objects.filter(join_code=code).first()
         if classroom is None:
             raise forms.ValidationError("No class has that code. Check it with your instructor.")
         return classroom
+
+
+class ClassroomForm(forms.ModelForm):
+    class Meta:
+        model = Classroom
+        fields = ("name",)
+
+
+class QuizSetForm(forms.ModelForm):
+    class Meta:
+        model = QuizSet
+        fields = ("title", "draw_count")
+        labels = {"draw_count": "Random questions per attempt"}
+
+
+class BankFilterForm(forms.Form):
+    """Filters for the question bank in the quiz-set builder (all optional)."""
+
+    question_set = forms.ModelChoiceField(queryset=QuestionSet.objects.all(), required=False, label="Source set")
+    topic = forms.ModelChoiceField(queryset=Topic.objects.all(), required=False)
+    q = forms.CharField(required=False, max_length=200, label="Search")
+
+    def filter(self, questions):
+        if not self.is_valid():
+            return questions.none()
+        data = self.cleaned_data
+        if data["question_set"]:
+            questions = questions.filter(question_set=data["question_set"])
+        if data["topic"]:
+            questions = questions.filter(topics=data["topic"])
+        if data["q"]:
+            questions = questions.filter(stem__icontains=data["q"])
+        return questions
+
+
+class LocalDateTimeField(forms.DateTimeField):
+    """A datetime-local input read in the instructor's own time zone."""
+
+    widget = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")
+    input_formats = ["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"]
+
+
+class MinutesField(forms.IntegerField):
+    """Minutes typed by a person, converted to a timedelta (empty = no limit)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(min_value=1, max_value=24 * 60, required=False, **kwargs)
+
+    def prepare_value(self, value):
+        if isinstance(value, timedelta):
+            return int(value.total_seconds() // 60)
+        return value
+
+    def clean(self, value):
+        minutes = super().clean(value)
+        return None if minutes is None else timedelta(minutes=minutes)
+
+
+class AssignmentForm(forms.ModelForm):
+    opens_at = LocalDateTimeField(label="Opens")
+    due_at = LocalDateTimeField(label="Due")
+    time_limit = MinutesField(label="Time limit (minutes)")
+
+    class Meta:
+        model = Assignment
+        fields = ("quiz_set", "title", "opens_at", "due_at", "time_limit", "max_attempts", "grading", "shuffle",
+                  "feedback_timing")
+        labels = {"max_attempts": "Attempts allowed", "feedback_timing": "Show feedback and answers"}
+
+    def __init__(self, *args, owner, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["quiz_set"].queryset = owner.quiz_sets.all()
+        self.fields["title"].required = False
+
+    def clean(self):
+        data = super().clean()
+        if data.get("opens_at") and data.get("due_at") and data["due_at"] <= data["opens_at"]:
+            self.add_error("due_at", "The due date must be after the opening date.")
+        if not data.get("title") and data.get("quiz_set"):
+            data["title"] = data["quiz_set"].title
+        return data
+
+
+class OverrideForm(forms.Form):
+    learner = forms.ModelChoiceField(queryset=None)
+    opens_at = LocalDateTimeField(label="Opens", required=False)
+    due_at = LocalDateTimeField(label="Due", required=False)
+    time_limit = MinutesField(label="Time limit (minutes)")
+    max_attempts = forms.IntegerField(min_value=1, max_value=100, required=False, label="Attempts allowed")
+
+    def __init__(self, *args, assignment, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.assignment = assignment
+        self.fields["learner"].queryset = User.objects.filter(enrollments__classroom=assignment.classroom)
+
+    def clean(self):
+        data = super().clean()
+        opens = data.get("opens_at") or self.assignment.opens_at
+        due = data.get("due_at") or self.assignment.due_at
+        if due <= opens:
+            self.add_error("due_at", "The due date must be after the opening date.")
+        if not any(data.get(name) for name in ("opens_at", "due_at", "time_limit", "max_attempts")):
+            raise forms.ValidationError("Change at least one rule for this learner.")
+        return data

@@ -22,7 +22,9 @@ def submit_answer(*, attempt, slot, number, now=None):
     now = now or timezone.now()
     with transaction.atomic():
         recorded = attempt.record_answer(slot, number, now=now)
-        if recorded:
+        # While an assignment holds its answers back (until the due date), the question stays
+        # out of the review queue too: reviewing it would show the right answer early.
+        if recorded and attempt.reveal_at is None:
             scheduling.rate(
                 user=attempt.user,
                 kind=MemoryState.Kind.QUESTION,

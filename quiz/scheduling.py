@@ -17,11 +17,14 @@ from django.db.models import (
     Exists,
     ExpressionWrapper,
     F,
+    FloatField,
+    Func,
     Min,
     OuterRef,
     Q,
     Value,
 )
+from django.db.models.functions import Power
 from django.utils import timezone
 from fsrs import Card as FsrsCard
 from fsrs import Rating, Scheduler, State
@@ -318,3 +321,33 @@ def deck_counts(*, user, deck, now=None):
 
 def until(moment, now):
     return max(moment - now, timedelta(0))
+
+
+# --- Predicted recall computed by the database --------------------------------------------------
+
+class DaysSince(Func):
+    """Fractional days from a datetime column to `now`, on SQLite and PostgreSQL."""
+
+    output_field = FloatField()
+
+    def __init__(self, expression, now, **extra):
+        super().__init__(expression, Value(now, output_field=DateTimeField()), **extra)
+
+    def as_sqlite(self, compiler, connection, **extra):
+        column, column_params = compiler.compile(self.source_expressions[0])
+        now, now_params = compiler.compile(self.source_expressions[1])
+        return f"(julianday({now}) - julianday({column}))", (*now_params, *column_params)
+
+    def as_postgresql(self, compiler, connection, **extra):
+        column, column_params = compiler.compile(self.source_expressions[0])
+        now, now_params = compiler.compile(self.source_expressions[1])
+        return f"(EXTRACT(EPOCH FROM ({now} - {column})) / 86400.0)", (*now_params, *column_params)
+
+
+def recall_expression(now):
+    """FSRS's forgetting curve as SQL: R = (1 + FACTOR * days / stability) ** DECAY."""
+    decay = -SCHEDULER.parameters[20]
+    factor = 0.9 ** (1 / decay) - 1
+    days = DaysSince("last_review", now)
+    base = ExpressionWrapper(Value(1.0) + Value(factor) * days / F("stability"), output_field=FloatField())
+    return Power(base, Value(decay))

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import class_views, dashboard_views, history_views, study_views, views
+from . import class_views, dashboard_views, history_views, instructor_views, study_views, views
 
 urlpatterns = [
     path("", dashboard_views.home, name="home"),
@@ -24,4 +24,39 @@ urlpatterns = [
     path("classes/join/<str:code>/", class_views.join_class, name="join_class_with_code"),
     path("assignments/<int:assignment_id>/", class_views.learner_assignment, name="learner_assignment"),
     path("assignments/<int:assignment_id>/start/", class_views.start_assignment, name="start_assignment"),
+    # Instructors
+    path("teach/", instructor_views.teach_home, name="teach_home"),
+    path("teach/classes/new/", instructor_views.create_classroom, name="create_classroom"),
+    path("teach/classes/<int:classroom_id>/", instructor_views.classroom, name="classroom"),
+    path("teach/classes/<int:classroom_id>/code/", instructor_views.new_code, name="new_join_code"),
+    path(
+        "teach/classes/<int:classroom_id>/learners/<int:learner_id>/remove/",
+        instructor_views.remove_learner,
+        name="remove_learner",
+    ),
+    path("teach/classes/<int:classroom_id>/assign/", instructor_views.new_assignment, name="new_assignment"),
+    path("teach/classes/<int:classroom_id>/gradebook/", instructor_views.gradebook, name="gradebook"),
+    path("teach/classes/<int:classroom_id>/gradebook.csv", instructor_views.gradebook_csv, name="gradebook_csv"),
+    path("teach/classes/<int:classroom_id>/responses.csv", instructor_views.responses_csv, name="responses_csv"),
+    path("teach/quiz-sets/new/", instructor_views.new_quiz_set, name="new_quiz_set"),
+    path("teach/quiz-sets/<int:quiz_set_id>/", instructor_views.quiz_set, name="quiz_set"),
+    path("teach/quiz-sets/<int:quiz_set_id>/add/", instructor_views.quiz_set_add, name="quiz_set_add"),
+    path(
+        "teach/quiz-sets/<int:quiz_set_id>/entries/<int:entry_id>/",
+        instructor_views.quiz_set_entry,
+        name="quiz_set_entry",
+    ),
+    path("teach/assignments/<int:assignment_id>/", instructor_views.assignment, name="assignment"),
+    path(
+        "teach/assignments/<int:assignment_id>/overrides/<int:override_id>/delete/",
+        instructor_views.delete_override,
+        name="delete_override",
+    ),
+    path(
+        "teach/assignments/<int:assignment_id>/learners/<int:learner_id>/",
+        instructor_views.learner_attempts,
+        name="learner_attempts",
+    ),
+    path("teach/assignments/<int:assignment_id>/analysis/", instructor_views.item_analysis, name="item_analysis"),
+    path("teach/attempts/<int:attempt_id>/", instructor_views.attempt_review, name="instructor_attempt_review"),
 ]

@@ -69,6 +69,8 @@ def start_attempt(request, set_id):
 def attempt(request, attempt_id):
     """Where an attempt stands: the next unanswered question, or the results."""
     attempt = _get_attempt_for_user(request, attempt_id)
+    if _close_if_time_is_up(request, attempt):
+        return _navigate(request, reverse("attempt_results", args=[attempt.pk]))
     slot = None if attempt.is_finished else attempt.next_unanswered_slot()
     if slot is None:
         if not attempt.is_finished:  # every slot answered but never closed
@@ -86,7 +88,12 @@ def attempt_question(request, attempt_id, position):
     button never resubmit; HTMX follows the redirect and swaps in the feedback partial.
     """
     attempt = _get_attempt_for_user(request, attempt_id)
+    results = reverse("attempt_results", args=[attempt.pk])
+    if _close_if_time_is_up(request, attempt):
+        return _navigate(request, results)  # an answer sent after the limit is not recorded
     slot = _get_slot(attempt, position)
+    if attempt.is_finished and not attempt.answers_visible():
+        return _navigate(request, results)  # the results page says when answers will be shown
     form = AnswerForm(slot, request.POST if request.method == "POST" else None)
     if request.method == "POST" and not slot.is_answered:
         if attempt.is_finished:
@@ -100,8 +107,17 @@ def attempt_question(request, attempt_id, position):
     if request.method == "POST":
         return redirect("attempt_question", attempt_id=attempt.pk, position=slot.position)
     if attempt.is_finished and not slot.is_answered:
-        return _navigate(request, reverse("attempt_results", args=[attempt.pk]))
+        return _navigate(request, results)
     return _render_question(request, attempt, slot, form)
+
+
+def _close_if_time_is_up(request, attempt):
+    """A timed attempt past its deadline is finished on the spot (the server is the clock)."""
+    if attempt.is_finished or not attempt.is_past_deadline():
+        return False
+    attempt.finish()
+    messages.info(request, "Time is up: your attempt was submitted with the answers you had given.")
+    return True
 
 
 def _render_question(request, attempt, slot, form, status=200):

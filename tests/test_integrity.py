@@ -33,7 +33,7 @@ def assert_reveals_nothing(html, slot):
     for choice in slot.question.choices.all():
         assert f'value="{choice.pk}"' not in html or choice.pk <= len(values), "database ids follow source order"
     assert "<!--" not in html
-    assert "data-" not in re.sub(r"data-(hotkey|autofocus|testid)", "", html.split("<main", 1)[1])
+    assert "data-" not in re.sub(r"data-(hotkey|autofocus|testid|deadline)", "", html.split("<main", 1)[1])
 
 
 def test_the_question_page_does_not_reveal_the_correct_choice(learner_client, learner, question_set):

@@ -15,6 +15,7 @@ from .classes import (
     QuizSet,
     QuizSetQuestion,
     Rules,
+    new_join_code,
 )
 from .content import (
     Card,
@@ -34,4 +35,5 @@ __all__ = [
     "Card", "Choice", "Deck", "Question", "QuestionSet", "SourceDocument", "Topic", "User", "count_of",
     "MemoryState", "Review",
     "Assignment", "AssignmentOverride", "Classroom", "Enrollment", "QuizSet", "QuizSetQuestion", "Rules",
+    "new_join_code",
 ]

@@ -105,3 +105,21 @@
     box.hidden = false;
   }
 })();
+
+// A countdown for timed attempts. Only a display: the server refuses late answers itself.
+(function () {
+  "use strict";
+  function tick() {
+    document.querySelectorAll("[data-deadline]").forEach(function (timer) {
+      var left = Math.max(0, Math.floor((Date.parse(timer.getAttribute("data-deadline")) - Date.now()) / 1000));
+      var label = timer.querySelector(".timer-left");
+      if (label) label.textContent = Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0") + " left";
+      if (left === 0 && !timer.dataset.expired) {
+        timer.dataset.expired = "1";
+        window.location.reload(); // the server closes the attempt and shows the results
+      }
+    });
+  }
+  setInterval(tick, 1000);
+  document.addEventListener("DOMContentLoaded", tick);
+})();

@@ -1,0 +1,366 @@
+"""Instructor pages: classes and their learners, the quiz-set builder, assignments with rules
+and overrides, the gradebook with CSV exports, attempt review and item analysis.
+
+Every view is behind `instructor_required` (403 for learners) and fetches through a scoped
+helper that 404s on another instructor's objects.
+"""
+
+import csv
+from functools import wraps
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.db import transaction
+from django.db.models import Count, Max
+from django.http import StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_http_methods, require_POST
+
+from . import teaching
+from .forms import AssignmentForm, BankFilterForm, ClassroomForm, OverrideForm, QuizSetForm
+from .models import (
+    Assignment,
+    AssignmentOverride,
+    Attempt,
+    AttemptQuestion,
+    Classroom,
+    Enrollment,
+    Question,
+    QuizSet,
+    QuizSetQuestion,
+    User,
+    new_join_code,
+)
+
+
+def instructor_required(view):
+    @login_required
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not request.user.is_instructor:
+            raise PermissionDenied("Only instructors can open this page.")
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def _get_classroom(request, classroom_id):
+    return get_object_or_404(Classroom.objects.owned_by(request.user), pk=classroom_id)
+
+
+def _get_assignment(request, assignment_id):
+    assignments = Assignment.objects.owned_by(request.user).select_related("classroom", "quiz_set")
+    return get_object_or_404(assignments, pk=assignment_id)
+
+
+def _get_quiz_set(request, quiz_set_id):
+    return get_object_or_404(QuizSet.objects.filter(owner=request.user), pk=quiz_set_id)
+
+
+def _get_learner(classroom, learner_id):
+    return get_object_or_404(User.objects.filter(enrollments__classroom=classroom), pk=learner_id)
+
+
+def _back(request, default):
+    """Where a form posted from a filtered page returns to (same site only)."""
+    target = request.POST.get("next", "")
+    return target if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}) else default
+
+
+# --- Classes -------------------------------------------------------------------------------------
+
+@instructor_required
+def teach_home(request):
+    classrooms = Classroom.objects.owned_by(request.user).annotate(learner_count=Count("enrollments"))
+    quiz_sets = request.user.quiz_sets.annotate(question_count=Count("entries"))
+    context = {"classrooms": classrooms, "quiz_sets": quiz_sets, "form": ClassroomForm()}
+    return render(request, "instructor/home.html", context)
+
+
+@require_POST
+@instructor_required
+def create_classroom(request):
+    form = ClassroomForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "A class needs a name.")
+        return redirect("teach_home")
+    classroom = form.save(commit=False)
+    classroom.owner = request.user
+    classroom.save()
+    return redirect(classroom)
+
+
+@instructor_required
+def classroom(request, classroom_id):
+    classroom = _get_classroom(request, classroom_id)
+    enrollments = classroom.enrollments.select_related("learner").order_by("learner__username")
+    page = Paginator(enrollments, settings.QUIZ_PAGE_SIZE * 5).get_page(request.GET.get("page"))
+    join_url = request.build_absolute_uri(reverse("join_class_with_code", args=[classroom.join_code]))
+    context = {
+        "classroom": classroom,
+        "page": page,
+        "assignments": classroom.assignments.select_related("quiz_set"),
+        "join_url": join_url,
+    }
+    return render(request, "instructor/classroom.html", context)
+
+
+@require_POST
+@instructor_required
+def new_code(request, classroom_id):
+    classroom = _get_classroom(request, classroom_id)
+    classroom.join_code = new_join_code()
+    classroom.save(update_fields=["join_code"])
+    messages.success(request, "New join code made; the old one no longer works.")
+    return redirect(classroom)
+
+
+@require_POST
+@instructor_required
+def remove_learner(request, classroom_id, learner_id):
+    classroom = _get_classroom(request, classroom_id)
+    learner = _get_learner(classroom, learner_id)
+    Enrollment.objects.filter(classroom=classroom, learner=learner).delete()
+    messages.success(request, f"{learner.username} was removed from {classroom.name}. Their attempts are kept.")
+    return redirect(classroom)
+
+
+# --- Quiz-set builder ----------------------------------------------------------------------------
+
+@require_http_methods(["GET", "POST"])
+@instructor_required
+def new_quiz_set(request):
+    form = QuizSetForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        quiz_set = form.save(commit=False)
+        quiz_set.owner = request.user
+        quiz_set.save()
+        return redirect(quiz_set)
+    return render(request, "instructor/quiz_set_new.html", {"form": form}, status=400 if form.errors else 200)
+
+
+@require_http_methods(["GET", "POST"])
+@instructor_required
+def quiz_set(request, quiz_set_id):
+    """The builder: the set's questions in order beside the filtered question bank."""
+    quiz_set = _get_quiz_set(request, quiz_set_id)
+    form = QuizSetForm(request.POST or None, instance=quiz_set)
+    if request.method == "POST":
+        if form.is_valid():
+            form.save()
+            messages.success(request, "Saved.")
+            return redirect(quiz_set)
+    bank_filter = BankFilterForm(request.GET or None)
+    chosen = quiz_set.entries.values("question")
+    bank = bank_filter.filter(Question.objects.exclude(pk__in=chosen).select_related("question_set"))
+    bank_page = Paginator(bank.order_by("question_set__title", "position"), settings.QUIZ_PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
+    context = {
+        "quiz_set": quiz_set,
+        "form": form,
+        "bank_filter": bank_filter,
+        "bank_page": bank_page,
+        "entries": quiz_set.entries.select_related("question__question_set"),
+        "here": request.get_full_path(),
+    }
+    template = "instructor/quiz_set.html" + ("#builder" if request.htmx else "")
+    return render(request, template, context, status=400 if form.errors else 200)
+
+
+@require_POST
+@instructor_required
+def quiz_set_add(request, quiz_set_id):
+    quiz_set = _get_quiz_set(request, quiz_set_id)
+    ids = [int(value) for value in request.POST.getlist("question") if value.isdigit()]
+    questions = Question.objects.filter(pk__in=ids).exclude(quiz_set_entries__quiz_set=quiz_set).order_by("pk")
+    with transaction.atomic():
+        last = quiz_set.entries.aggregate(last=Max("position"))["last"] or 0
+        QuizSetQuestion.objects.bulk_create(
+            QuizSetQuestion(quiz_set=quiz_set, question=question, position=last + offset)
+            for offset, question in enumerate(questions, start=1)
+        )
+    return redirect(_back(request, quiz_set.get_absolute_url()))
+
+
+@require_POST
+@instructor_required
+def quiz_set_entry(request, quiz_set_id, entry_id):
+    """Move an entry up or down, or remove it."""
+    quiz_set = _get_quiz_set(request, quiz_set_id)
+    entry = get_object_or_404(quiz_set.entries, pk=entry_id)
+    action = request.POST.get("action")
+    with transaction.atomic():
+        if action == "remove":
+            entry.delete()
+        elif action in ("up", "down"):
+            _swap(quiz_set, entry, -1 if action == "up" else 1)
+        _renumber(quiz_set)
+    return redirect(_back(request, quiz_set.get_absolute_url()))
+
+
+def _swap(quiz_set, entry, step):
+    entries = list(quiz_set.entries.order_by("position"))
+    index = entries.index(entry)
+    other = index + step
+    if 0 <= other < len(entries):
+        entries[index], entries[other] = entries[other], entries[index]
+        for position, item in enumerate(entries, start=1):
+            item.position = position
+        QuizSetQuestion.objects.bulk_update(entries, ["position"])
+
+
+def _renumber(quiz_set):
+    entries = list(quiz_set.entries.order_by("position"))
+    for position, item in enumerate(entries, start=1):
+        item.position = position
+    QuizSetQuestion.objects.bulk_update(entries, ["position"])
+
+
+# --- Assignments ---------------------------------------------------------------------------------
+
+@require_http_methods(["GET", "POST"])
+@instructor_required
+def new_assignment(request, classroom_id):
+    classroom = _get_classroom(request, classroom_id)
+    form = AssignmentForm(request.POST or None, owner=request.user)
+    if request.method == "POST" and form.is_valid():
+        assignment = form.save(commit=False)
+        assignment.classroom = classroom
+        assignment.save()
+        messages.success(request, f"Assigned “{assignment.title}” to {classroom.name}.")
+        return redirect("assignment", assignment_id=assignment.pk)
+    context = {"classroom": classroom, "form": form}
+    return render(request, "instructor/assignment_new.html", context, status=400 if form.errors else 200)
+
+
+@require_http_methods(["GET", "POST"])
+@instructor_required
+def assignment(request, assignment_id):
+    """An assignment's rules and its per-learner overrides (POST adds or changes one)."""
+    assignment = _get_assignment(request, assignment_id)
+    form = OverrideForm(request.POST or None, assignment=assignment)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        AssignmentOverride.objects.update_or_create(
+            assignment=assignment,
+            learner=data["learner"],
+            defaults={name: data[name] for name in ("opens_at", "due_at", "time_limit", "max_attempts")},
+        )
+        messages.success(request, f"Rules for {data['learner'].username} saved.")
+        return redirect("assignment", assignment_id=assignment.pk)
+    overrides = assignment.overrides.select_related("learner").order_by("learner__username")
+    context = {"assignment": assignment, "form": form, "overrides": overrides}
+    return render(request, "instructor/assignment.html", context, status=400 if form.errors else 200)
+
+
+@require_POST
+@instructor_required
+def delete_override(request, assignment_id, override_id):
+    assignment = _get_assignment(request, assignment_id)
+    get_object_or_404(assignment.overrides, pk=override_id).delete()
+    return redirect("assignment", assignment_id=assignment.pk)
+
+
+# --- Gradebook, review, analysis -----------------------------------------------------------------
+
+@instructor_required
+def gradebook(request, classroom_id):
+    classroom = _get_classroom(request, classroom_id)
+    sort = request.GET.get("sort", "name")
+    book = teaching.gradebook(classroom=classroom, now=timezone.now(), sort=sort)
+    return render(request, "instructor/gradebook.html", {"classroom": classroom, "book": book, "sort": sort})
+
+
+class _Echo:
+    def write(self, value):
+        return value
+
+
+def _csv_response(filename, header, rows):
+    writer = csv.writer(_Echo())
+    lines = (writer.writerow(row) for row in [header, *rows]) if isinstance(rows, list) else _lines(writer, header, rows)
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _lines(writer, header, rows):
+    yield writer.writerow(header)
+    for row in rows:
+        yield writer.writerow(row)
+
+
+@instructor_required
+def gradebook_csv(request, classroom_id):
+    classroom = _get_classroom(request, classroom_id)
+    book = teaching.gradebook(classroom=classroom, now=timezone.now())
+    header = ["learner"] + [f"{c.assignment.title} (score %)" for c in book.columns] + [
+        f"{c.assignment.title} (status)" for c in book.columns
+    ]
+    rows = [
+        [learner.username] + ["" if c.score is None else c.score for c in cells] + [c.status for c in cells]
+        for learner, cells in book.rows
+    ]
+    return _csv_response(f"gradebook-{classroom.pk}.csv", header, rows)
+
+
+@instructor_required
+def responses_csv(request, classroom_id):
+    """Every answer given in the class's assignments, one row each, streamed."""
+    classroom = _get_classroom(request, classroom_id)
+    slots = (
+        AttemptQuestion.objects.filter(attempt__assignment__classroom=classroom, answered_at__isnull=False)
+        .select_related("attempt__user", "attempt__assignment")
+        .order_by("attempt__assignment__due_at", "attempt__user__username", "attempt__started_at", "position")
+    )
+    header = ["assignment", "learner", "attempt", "question", "choice chosen", "correct", "seconds spent", "submitted at"]
+    rows = (
+        [
+            slot.attempt.assignment.title,
+            slot.attempt.user.username,
+            slot.attempt_id,
+            slot.stem,
+            slot.shown_choices[slot.chosen_index - 1]["text"] if slot.chosen_index else "",
+            "yes" if slot.is_correct else "no",
+            "" if slot.seconds_spent is None else slot.seconds_spent,
+            slot.answered_at.isoformat(),
+        ]
+        for slot in slots.iterator(chunk_size=1000)
+    )
+    return _csv_response(f"responses-{classroom.pk}.csv", header, rows)
+
+
+@instructor_required
+def learner_attempts(request, assignment_id, learner_id):
+    assignment = _get_assignment(request, assignment_id)
+    learner = _get_learner(assignment.classroom, learner_id)
+    attempts = Attempt.objects.filter(assignment=assignment, user=learner).order_by("started_at")
+    context = {"assignment": assignment, "learner": learner, "attempts": attempts}
+    return render(request, "instructor/learner_attempts.html", context)
+
+
+@instructor_required
+def attempt_review(request, attempt_id):
+    """A learner's attempt as they saw it, with every answer, for the instructor of the class."""
+    attempt = get_object_or_404(
+        Attempt.objects.filter(assignment__classroom__owner=request.user).select_related("user", "assignment"),
+        pk=attempt_id,
+    )
+    slots = attempt.slots.select_related("question")
+    return render(request, "instructor/attempt_review.html", {"attempt": attempt, "slots": slots})
+
+
+@instructor_required
+def item_analysis(request, assignment_id):
+    assignment = _get_assignment(request, assignment_id)
+    items = teaching.item_analysis(assignment=assignment)
+    recall = teaching.recall_by_learner(assignment=assignment, now=timezone.now())
+    context = {"assignment": assignment, "items": items, "recall": recall}
+    return render(request, "instructor/item_analysis.html", context)
