@@ -130,7 +130,7 @@ def start_attempt(*, user, seen, now=None, rng=None):
 
 
 def _create(user, assignment, rules, questions, order_rng, timing, now):
-    return Attempt.objects._create_with_slots(
+    return Attempt.objects.create_with_slots(
         user=user,
         questions=questions,
         feedback=Attempt.Feedback.IMMEDIATE if assignment.feedback_timing == timing.IMMEDIATE else Attempt.Feedback.DEFERRED,

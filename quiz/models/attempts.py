@@ -41,7 +41,7 @@ class AttemptQuerySet(models.QuerySet):
         if existing:
             return existing, False
         try:
-            attempt = self._create_with_slots(
+            attempt = self.create_with_slots(
                 user=user, questions=question_set.questions.all(), feedback=feedback, rng=rng, question_set=question_set
             )
         except IntegrityError:
@@ -61,9 +61,9 @@ class AttemptQuerySet(models.QuerySet):
 
     def start_custom(self, *, user, title, questions, feedback=None, rng=random):
         """A quiz over any list of questions (which may span sets), in the order given."""
-        return self._create_with_slots(user=user, questions=questions, feedback=feedback, rng=rng, title=title)
+        return self.create_with_slots(user=user, questions=questions, feedback=feedback, rng=rng, title=title)
 
-    def _create_with_slots(self, *, user, questions, feedback, rng, **fields):
+    def create_with_slots(self, *, user, questions, feedback, rng, **fields):
         questions = list(questions)
         prefetch_related_objects(questions, "choices")
         with transaction.atomic():
