@@ -24,7 +24,7 @@ from django.db.models import (
     Q,
     Value,
 )
-from django.db.models.functions import Power
+from django.db.models.functions import Floor, Greatest, Power
 from django.utils import timezone
 from fsrs import Card as FsrsCard
 from fsrs import Rating, Scheduler, State
@@ -345,9 +345,10 @@ class DaysSince(Func):
 
 
 def recall_expression(now):
-    """FSRS's forgetting curve as SQL: R = (1 + FACTOR * days / stability) ** DECAY."""
+    """FSRS's forgetting curve as SQL: R = (1 + FACTOR * days / stability) ** DECAY, with
+    whole elapsed days as py-fsrs counts them, so the database and the library agree."""
     decay = -SCHEDULER.parameters[20]
     factor = 0.9 ** (1 / decay) - 1
-    days = DaysSince("last_review", now)
+    days = Greatest(Floor(DaysSince("last_review", now)), Value(0.0))
     base = ExpressionWrapper(Value(1.0) + Value(factor) * days / F("stability"), output_field=FloatField())
     return Power(base, Value(decay))

@@ -1,0 +1,263 @@
+"""The gradebook, CSV exports and item analysis, against hand-computed values, with a fixed
+number of queries for a class of 5 or 500."""
+
+import csv
+import io
+from datetime import timedelta
+from statistics import mean
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+
+from quiz import grading, scheduling, teaching
+from quiz.models import Attempt, AttemptQuestion, Enrollment, MemoryState, User
+from tests.class_factories import NOW, make_assignment, make_classroom, make_instructor, make_quiz_set
+from tests.factories import make_question_set, make_user
+
+
+@pytest.fixture
+def teacher(db):
+    return make_instructor()
+
+
+@pytest.fixture
+def teacher_client(teacher):
+    client = Client()
+    client.force_login(teacher)
+    return client
+
+
+def take(assignment, learner, picks, start=NOW, seconds=10):
+    """One finished attempt picking the given choice positions (0-based, no shuffle)."""
+    attempt, _ = Attempt.objects.get_or_create(
+        user=learner, assignment=assignment, finished_at=None,
+        defaults={"started_at": start, "due_at": assignment.due_at, "question_count": 0},
+    )
+    if not attempt.slots.exists():
+        questions = assignment.quiz_set.questions_for_attempt()
+        attempt.delete()
+        attempt = Attempt.objects.create_with_slots(
+            user=learner, questions=questions, feedback="immediate", rng=_KeepOrder(),
+            assignment=assignment, started_at=start, due_at=assignment.due_at,
+        )
+    for offset, (slot, pick) in enumerate(zip(attempt.slots.order_by("position"), picks), start=1):
+        grading.submit_answer(attempt=attempt, slot=slot, number=pick + 1, now=start + timedelta(seconds=seconds * offset))
+    attempt.refresh_from_db()
+    return attempt
+
+
+class _KeepOrder:
+    @staticmethod
+    def sample(items, k):
+        return list(items)[:k]
+
+
+# --- Item analysis ----------------------------------------------------------------------------------
+
+@pytest.fixture
+def analysed(teacher):
+    """Five learners, three questions (right answers at positions 0, 1, 2):
+
+        a: R R W(x)   b: R R W(x)   c: W(y) W R   d: W(y) W R   e: W(y) W W(x)
+    """
+    names = "abcde"
+    learners = [make_user(f"learner_{n}") for n in names]
+    classroom = make_classroom(teacher, learners=learners)
+    assignment = make_assignment(classroom, make_quiz_set(teacher, make_question_set(questions=3).questions.all()))
+    picks = {"a": (0, 1, 3), "b": (0, 1, 3), "c": (3, 0, 2), "d": (3, 0, 2), "e": (3, 0, 3)}
+    for learner, name in zip(learners, names):
+        take(assignment, learner, picks[name])
+    return assignment
+
+
+def test_facility_and_discrimination_match_hand_computed_values(analysed):
+    q1, q2, q3 = teaching.item_analysis(assignment=analysed)
+
+    # Facility: two of five right on every question.
+    assert [q.facility for q in (q1, q2, q3)] == [0.4, 0.4, 0.4]
+    # Groups of ceil(27% of 5) = 2: upper {a, b} (2/3 each), lower {e (0), c (1/3, earlier than d)}.
+    assert q1.discrimination == 1.0  # upper 2/2, lower 0/2
+    assert q2.discrimination == 1.0
+    assert q3.discrimination == -0.5  # upper 0/2, lower 1/2 (c right, e wrong)
+    assert (q1.looks_broken, q3.looks_broken) == (False, True)
+
+
+def test_the_distractor_table_flags_a_distractor_picked_more_than_the_answer(analysed):
+    q1, _, q3 = teaching.item_analysis(assignment=analysed)
+
+    assert [c.picked for c in q1.choices] == [2, 0, 0, 3]
+    assert [c.beats_correct for c in q1.choices] == [False, False, False, True]
+    assert [c.picked for c in q3.choices] == [0, 0, 2, 3]
+    assert q1.choices[3].share == 0.6
+
+
+def test_median_time_per_question(analysed):
+    q1, _, _ = teaching.item_analysis(assignment=analysed)
+
+    assert q1.median_seconds == 10
+
+
+def test_only_each_learners_first_attempt_is_analysed(analysed):
+    learner = User.objects.get(username="learner_e")
+    take(analysed, learner, (0, 1, 2), start=NOW + timedelta(hours=1))
+
+    q1, _, _ = teaching.item_analysis(assignment=analysed)
+
+    assert q1.answered == 5 and q1.facility == 0.4
+
+
+def test_predicted_recall_per_learner_equals_fsrs(analysed):
+    now = NOW + timedelta(days=3)
+    rows = {row.learner.username: row for row in teaching.recall_by_learner(assignment=analysed, now=now)}
+
+    memories = MemoryState.objects.filter(user__username="learner_a", kind="question")
+    expected = mean(scheduling.retrievability(m, now) for m in memories)
+    assert rows["learner_a"].recall == pytest.approx(expected)
+    assert rows["learner_a"].items == 3
+    ordered = [row.recall for row in teaching.recall_by_learner(assignment=analysed, now=now)]
+    assert ordered == sorted(ordered)
+
+
+def test_the_item_analysis_page_shows_the_figures(teacher_client, analysed):
+    html = teacher_client.get(reverse("item_analysis", args=[analysed.pk])).content.decode()
+
+    assert html.count('data-testid="facility">40%<') == 3
+    assert "Negative discrimination" in html
+    assert "Picked more than the answer" in html
+    assert "learner_a" in html
+
+
+# --- Gradebook -----------------------------------------------------------------------------------------
+
+@pytest.fixture
+def graded(teacher):
+    ann, ben, cat = (make_user(name) for name in ("ann", "ben", "cat"))
+    classroom = make_classroom(teacher, learners=[ann, ben, cat])
+    assignment = make_assignment(classroom, make_quiz_set(teacher, make_question_set(questions=3).questions.all()))
+    take(assignment, ann, (3, 3, 3))            # 0%
+    take(assignment, ann, (0, 1, 2), start=NOW + timedelta(hours=1))  # 100%
+    take(assignment, ben, (0, 1, 3))            # 67%
+    return classroom, assignment
+
+
+def test_the_gradebook_counts_the_best_attempt_with_class_statistics(graded):
+    classroom, assignment = graded
+
+    book = teaching.gradebook(classroom=classroom, now=NOW + timedelta(days=2))
+
+    cells = {learner.username: cells[0] for learner, cells in book.rows}
+    assert (cells["ann"].score, cells["ben"].score, cells["cat"].score) == (100, 67, None)
+    assert (cells["ann"].status, cells["cat"].status) == ("submitted", "missed")
+    column = book.columns[0]
+    assert (column.average, column.median, column.completion) == (83.5, 83.5, 67)
+
+
+def test_the_grading_rule_changes_the_counted_score(graded):
+    classroom, assignment = graded
+    assignment.grading = "first"
+    assignment.save()
+
+    book = teaching.gradebook(classroom=classroom, now=NOW)
+
+    assert book.rows[0][1][0].score == 0  # ann's first attempt
+
+
+def test_the_gradebook_sorts_by_an_assignments_score(teacher_client, graded):
+    classroom, assignment = graded
+
+    html = teacher_client.get(reverse("gradebook", args=[classroom.pk]), {"sort": str(assignment.pk)}).content.decode()
+
+    assert html.index(">ann<") < html.index(">ben<") < html.index(">cat<")
+    html = teacher_client.get(reverse("gradebook", args=[classroom.pk]), {"sort": f"-{assignment.pk}"}).content.decode()
+    assert html.index(">ben<") < html.index(">ann<")
+
+
+def test_a_cell_opens_the_learners_attempts_and_their_review(teacher_client, graded):
+    classroom, assignment = graded
+    ann = User.objects.get(username="ann")
+
+    html = teacher_client.get(reverse("learner_attempts", args=[assignment.pk, ann.pk])).content.decode()
+    attempt = ann.attempts.order_by("started_at").last()
+    review = teacher_client.get(reverse("instructor_attempt_review", args=[attempt.pk])).content.decode()
+
+    assert html.count("/teach/attempts/") == 2
+    assert "3 of 3 (100%)" in review and "Correct answer" in review
+
+
+def test_the_gradebook_csv(teacher_client, graded):
+    classroom, assignment = graded
+
+    response = teacher_client.get(reverse("gradebook_csv", args=[classroom.pk]))
+
+    rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert rows[0][0] == "learner"
+    assert ["ann", "100"] == rows[1][:2] and ["ben", "67"] == rows[2][:2] and ["cat", ""] == rows[3][:2]
+
+
+def test_the_responses_csv_has_every_answer(teacher_client, graded):
+    classroom, _ = graded
+
+    response = teacher_client.get(reverse("responses_csv", args=[classroom.pk]))
+
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    assert len(rows) == 9
+    assert set(rows[0]) == {"assignment", "learner", "attempt", "question", "choice chosen", "correct",
+                            "seconds spent", "submitted at"}
+    assert sum(row["correct"] == "yes" for row in rows) == 5
+
+
+# --- Query counts: a class of 5 or 500 ----------------------------------------------------------------------
+
+def big_class(teacher, size):
+    learners = User.objects.bulk_create(User(username=f"bulk{size}_{n}") for n in range(size))
+    classroom = make_classroom(teacher, name=f"Class of {size}")
+    Enrollment.objects.bulk_create(Enrollment(classroom=classroom, learner=learner) for learner in learners)
+    assignment = make_assignment(classroom, make_quiz_set(teacher, make_question_set(questions=3).questions.all()))
+    make_assignment(classroom, assignment.quiz_set, title="Second")
+    questions = list(assignment.quiz_set.questions_for_attempt())
+    attempts = Attempt.objects.bulk_create(
+        Attempt(user=learner, assignment=assignment, started_at=NOW, finished_at=NOW, question_count=3,
+                correct_count=n % 4)
+        for n, learner in enumerate(learners)
+    )
+    AttemptQuestion.objects.bulk_create(
+        AttemptQuestion(attempt=attempt, question=q, position=p, stem=q.stem, shown_choices=[],
+                        is_correct=(p + n) % 2 == 0, answered_at=NOW, seconds_spent=5 + p)
+        for n, attempt in enumerate(attempts) for p, q in enumerate(questions, start=1)
+    )
+    return classroom, assignment
+
+
+def count(client, url):
+    with CaptureQueriesContext(connection) as context:
+        assert client.get(url).status_code == 200
+    return len(context.captured_queries)
+
+
+def test_gradebook_queries_are_fixed(teacher_client, teacher, django_assert_max_num_queries):
+    small, _ = big_class(teacher, 5)
+    large, _ = big_class(teacher, 500)
+
+    assert count(teacher_client, reverse("gradebook", args=[small.pk])) == count(
+        teacher_client, reverse("gradebook", args=[large.pk])
+    )
+    # session, user; classroom; close expired attempts; roster; assignments; overrides; attempts
+    with django_assert_max_num_queries(8):
+        teacher_client.get(reverse("gradebook", args=[large.pk]))
+
+
+def test_item_analysis_queries_are_fixed(teacher_client, teacher, django_assert_max_num_queries):
+    _, small = big_class(teacher, 5)
+    _, large = big_class(teacher, 500)
+
+    assert count(teacher_client, reverse("item_analysis", args=[small.pk])) == count(
+        teacher_client, reverse("item_analysis", args=[large.pk])
+    )
+    # session, user; assignment; first attempts; questions; choices; facility; picks; times;
+    # upper/lower groups; roster; recall aggregate
+    with django_assert_max_num_queries(12):
+        teacher_client.get(reverse("item_analysis", args=[large.pk]))
