@@ -22,6 +22,7 @@ from .models import (
     QuestionSet,
     Review,
     SourceDocument,
+    Topic,
     User,
 )
 
@@ -80,10 +81,11 @@ class ChoiceInline(admin.TabularInline):
 @admin.register(Question)
 class QuestionAdmin(admin.ModelAdmin):
     list_display = ("key", "short_stem", "question_set", "position", "updated_at")
-    list_filter = ("question_set",)
+    list_filter = ("question_set", "topics")
     list_select_related = ("question_set",)
     search_fields = ("key", "stem", "explanation", "choices__text")
     readonly_fields = ("updated_at",)
+    filter_horizontal = ("topics",)
     inlines = [ChoiceInline]
 
     @admin.display(description="stem")
@@ -144,10 +146,11 @@ class DeckAdmin(admin.ModelAdmin):
 @admin.register(Card)
 class CardAdmin(admin.ModelAdmin):
     list_display = ("key", "short_front", "deck", "position", "updated_at")
-    list_filter = ("deck",)
+    list_filter = ("deck", "topics")
     list_select_related = ("deck",)
     search_fields = ("key", "front", "back", "misconception", "correction")
     readonly_fields = ("updated_at",)
+    filter_horizontal = ("topics",)
 
     @admin.display(description="front")
     def short_front(self, card):
@@ -237,3 +240,11 @@ class ReviewAdmin(ReadOnlyAdmin):
     @admin.display(description="kind", ordering="memory__kind")
     def kind(self, review):
         return review.memory.get_kind_display()
+
+
+@admin.register(Topic)
+class TopicAdmin(admin.ModelAdmin):
+    """Topics tag questions and cards for mastery by topic; tag them from a question or card."""
+
+    list_display = ("name",)
+    search_fields = ("name",)

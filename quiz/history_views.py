@@ -18,7 +18,6 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from . import stats
 from .models import Attempt, AttemptQuestion, MemoryState, QuestionSet, Review
 from .views import _get_attempt_for_user
 
@@ -32,22 +31,20 @@ def attempt_results(request, attempt_id):
     visible = attempt.answers_visible(now)
     slots = attempt.slots.select_related("question")
     if visible:
-        slots = slots.annotate(later_right=Exists(_later_right_answers(request.user, now)))
+        slots = slots.annotate(later_right=Exists(_later_right_answers(request.user)))
     context = {"attempt": attempt, "slots": slots, "visible": visible}
     return render(request, "quiz/attempt_results.html", context)
 
 
-def _later_right_answers(user, now):
+def _later_right_answers(user):
     """Right answers to the slot's question after the slot was answered, anywhere (a later
-    attempt, a review session), leaving out answers whose correctness is still hidden."""
-    return (
-        Review.objects.filter(
-            user=user,
-            memory__question=OuterRef("question"),
-            reviewed_at__gt=OuterRef("answered_at"),
-            rating__gt=Review.Rating.AGAIN,
-        )
-        .exclude(stats.hidden_answer(user, now))
+    attempt, a review session). Answers in attempts that hide them write no Review, so none
+    of these tells what is still hidden."""
+    return Review.objects.filter(
+        user=user,
+        memory__question=OuterRef("question"),
+        reviewed_at__gt=OuterRef("answered_at"),
+        rating__gt=Review.Rating.AGAIN,
     )
 
 

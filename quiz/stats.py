@@ -14,9 +14,9 @@ Predicted recall is FSRS's forgetting curve, R = (1 + FACTOR * t / S) ** DECAY, 
 days since the last review and S the stability, computed in SQL with the scheduler's own
 parameters, so the dashboard and the study pages agree.
 
-Every quiz answer also writes a Review (source "quiz"); an answer given in an attempt whose
-answers are still hidden (an assignment revealing them after its due date) counts as activity
-but never towards accuracy, so the dashboard cannot tell the learner whether it was right.
+Every quiz answer also writes a Review (source "quiz"), except in an attempt whose answers are
+held back (`grading.submit_answer`): so every Review's rating may be shown, and the dashboard
+cannot tell the learner early whether such an answer was right.
 
 Keyword-only functions with an explicit `now`, so tests run on a fixed clock.
 """
@@ -29,7 +29,6 @@ from django.db.models import (
     Case,
     CharField,
     Count,
-    Exists,
     F,
     FloatField,
     Func,
@@ -38,15 +37,14 @@ from django.db.models import (
     Min,
     OuterRef,
     Q,
-    Subquery,
     Sum,
     Value,
     When,
 )
-from django.db.models.functions import Cast, Coalesce, Power, TruncDate
+from django.db.models.functions import Cast, Coalesce, Floor, Power, TruncDate
 
 from . import scheduling
-from .models import Attempt, AttemptQuestion, MemoryState, Review, count_of
+from .models import MemoryState, Review, count_of
 
 Kind = MemoryState.Kind
 
@@ -78,30 +76,10 @@ def unix_days(moment):
 
 def recall_at(moment):
     """FSRS retrievability of a memory row at `moment`, as a SQL expression (NULL if never reviewed)."""
-    elapsed = Value(unix_days(moment)) - UnixDays(F("last_review"))
+    # Whole days elapsed, as fsrs counts them, so these figures match the study pages' exactly.
+    elapsed = Floor(Value(unix_days(moment)) - UnixDays(F("last_review")))
     clamped = Case(When(Q(last_review__gt=moment), then=Value(0.0)), default=elapsed, output_field=FloatField())
     return Power(Value(1.0) + Value(FACTOR) * clamped / F("stability"), Value(DECAY), output_field=FloatField())
-
-
-def hidden_answer(user, now, review=""):
-    """A Q matching Reviews (or, with `review="reviews__"`, through a relation) that record an
-    answer in an attempt of `user` whose answers are not visible yet.
-
-    The review and the answer share their moment and question (grading writes both with one
-    `now`). The cheap conditions come first: with no hidden attempt the scalar subquery is
-    NULL and the EXISTS is never run."""
-    hidden_attempts = Attempt.objects.filter(user=user, reveal_at__gt=now)
-    first_hidden = hidden_attempts.order_by().values("user").annotate(first=Min("started_at")).values("first")
-    slot = AttemptQuestion.objects.filter(
-        attempt__in=hidden_attempts,
-        question=OuterRef(f"{review}memory__question"),
-        answered_at=OuterRef(f"{review}reviewed_at"),
-    )
-    return (
-        Q(**{f"{review}source": Review.Source.QUIZ})
-        & Q(**{f"{review}reviewed_at__gte": Subquery(first_hidden[:1])})
-        & Exists(slot)
-    )
 
 
 # --- Mastery, forecast and problem items: one query over the memory table ---------------------------
@@ -114,7 +92,7 @@ class Mastery:
     key: int
     name: str
     items: int = 0  # studied items with a recall estimate
-    answers: int = 0  # answers in the last RECENT_DAYS (hidden ones left out)
+    answers: int = 0  # answers in the last RECENT_DAYS
     correct: int = 0
     recall_sum: float = 0.0
     exam_sum: float = 0.0
@@ -202,7 +180,7 @@ def _part(memories, dim, key, name, parent, **numbers):
 
 def _mastery_numbers(user, now, exam_moment, target):
     since = now - timedelta(days=RECENT_DAYS)
-    recent = Review.objects.filter(memory=OuterRef("pk"), reviewed_at__gte=since).exclude(hidden_answer(user, now))
+    recent = Review.objects.filter(memory=OuterRef("pk"), reviewed_at__gte=since)
     studied = Q(last_review__isnull=False, stability__gt=0)
     numbers = {
         "items": Count("pk", filter=studied),
@@ -270,7 +248,6 @@ def _forecast_part(mine, user, now):
 
 def _missed_part(questions, user, now):
     window = Review.objects.filter(memory=OuterRef("pk"), reviewed_at__gte=now - timedelta(days=MISSED_DAYS))
-    window = window.exclude(hidden_answer(user, now))
     answered = questions.annotate(
         n=count_of(window), n_wrong=count_of(window.filter(rating=Review.Rating.AGAIN))
     ).filter(n__gte=2, n_wrong__gte=1)
@@ -338,13 +315,16 @@ def _weakest_first(mastery):
 class Day:
     date: object
     reviews: int = 0  # everything rated that day: cards, questions, drill statements
-    answers: int = 0  # of which counted for accuracy (hidden quiz answers left out)
-    correct: int = 0
+    correct: int = 0  # of which not "Again"
     new_cards: int = 0
 
     @property
+    def answers(self):
+        return self.reviews
+
+    @property
     def accuracy(self):
-        return self.correct / self.answers if self.answers else None
+        return self.correct / self.reviews if self.reviews else None
 
 
 def first_heatmap_day(user, now):
@@ -357,19 +337,17 @@ def daily_activity(*, user, now):
     """{date: Day} for every day with a review since the heatmap's first day (learner's time zone)."""
     first = first_heatmap_day(user, now)
     start = datetime.combine(first, time.min, tzinfo=user.zone)
-    visible = ~hidden_answer(user, now)
     rows = (
         Review.objects.filter(user=user, reviewed_at__gte=start)
         .order_by()
         .values(day=TruncDate("reviewed_at", tzinfo=user.zone))
         .annotate(
             reviews=Count("pk"),
-            answers=Count("pk", filter=visible),
-            correct=Count("pk", filter=visible & Q(rating__gt=Review.Rating.AGAIN)),
+            correct=Count("pk", filter=Q(rating__gt=Review.Rating.AGAIN)),
             new_cards=Count("pk", filter=Q(was_new=True, memory__kind=Kind.CARD)),
         )
     )
-    return {row["day"]: Day(row["day"], row["reviews"], row["answers"], row["correct"], row["new_cards"]) for row in rows}
+    return {row["day"]: Day(row["day"], row["reviews"], row["correct"], row["new_cards"]) for row in rows}
 
 
 def streak(activity, today):

@@ -82,3 +82,30 @@ def answer_all(attempt, right=None):
     for index, slot in enumerate(slots):
         attempt.record_answer(slot, correct_number(slot) if index < right else wrong_number(slot))
     return attempt
+
+
+# --- Study history (issue 4: dashboard and history tests) -------------------------------------
+
+def make_topic(name):
+    from quiz.models import Topic
+
+    return Topic.objects.get_or_create(name=name)[0]
+
+
+def rate_item(user, item, rating, at, source=None):
+    """Rate a card or a question at a fixed moment, through the real scheduler."""
+    from quiz import scheduling
+    from quiz.models import MemoryState, Review
+
+    kind = MemoryState.Kind.QUESTION if isinstance(item, Question) else MemoryState.Kind.CARD
+    source = source or (Review.Source.REVIEW if kind == MemoryState.Kind.QUESTION else Review.Source.STUDY)
+    return scheduling.rate(user=user, kind=kind, item=item, rating=rating, source=source, now=at)
+
+
+def answer_at(attempt, slot, right, at):
+    """Answer one slot of an attempt at a fixed moment, as the quiz page does (slot + review row)."""
+    from quiz import grading
+
+    return grading.submit_answer(
+        attempt=attempt, slot=slot, number=correct_number(slot) if right else wrong_number(slot), now=at
+    )

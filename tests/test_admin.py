@@ -7,7 +7,15 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from quiz.models import Attempt, AttemptQuestion, Choice, MemoryState, Review, SourceDocument, User
+from quiz.models import (
+    Attempt,
+    AttemptQuestion,
+    Choice,
+    MemoryState,
+    Review,
+    SourceDocument,
+    User,
+)
 from tests.factories import make_deck, make_question_set, make_user, start_attempt
 
 pytestmark = pytest.mark.django_db
@@ -183,3 +191,13 @@ def test_history_list_pages_take_the_same_queries_for_one_row_or_many(admin_clie
     one = queries()
     rows(3)
     assert queries() == one
+
+
+def test_topics_are_editable_on_questions_and_cards_in_the_admin(db):
+    from django.contrib import admin as django_admin
+
+    from quiz.models import Card, Question, Topic
+
+    assert django_admin.site.is_registered(Topic)
+    assert django_admin.site._registry[Question].filter_horizontal == ("topics",)
+    assert django_admin.site._registry[Card].filter_horizontal == ("topics",)

@@ -1,0 +1,328 @@
+"""The dashboard: numbers checked against a history worked out by hand, on a fixed clock."""
+
+from datetime import UTC, datetime, timedelta
+from unittest import mock
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from quiz import dashboard_views, scheduling, stats
+from quiz.models import Attempt, MemoryState, Review
+from tests.factories import (
+    make_deck,
+    make_question_set,
+    make_topic,
+    make_user,
+    rate_item,
+)
+
+# 22:00 on Tuesday 14 January in New York (UTC-5): already the 15th in UTC.
+NOW = datetime(2025, 1, 15, 3, 0, tzinfo=UTC)
+Kind = MemoryState.Kind
+
+
+@pytest.fixture
+def clock():
+    with mock.patch("django.utils.timezone.now", return_value=NOW):
+        yield NOW
+
+
+@pytest.fixture
+def new_yorker(db):
+    return make_user("nina", time_zone="America/New_York")
+
+
+def dashboard(client, user):
+    client.force_login(user)
+    response = client.get(reverse("home"))
+    assert response.status_code == 200
+    return response
+
+
+def test_the_streak_counts_days_in_the_learners_time_zone(new_yorker):
+    deck = make_deck(cards=3)
+    cards = list(deck.cards.all())
+    rate_item(new_yorker, cards[0], 3, datetime(2025, 1, 15, 1, 0, tzinfo=UTC))  # 14 Jan, 20:00 local
+    rate_item(new_yorker, cards[1], 3, datetime(2025, 1, 14, 4, 0, tzinfo=UTC))  # 13 Jan, 23:00 local
+    rate_item(new_yorker, cards[2], 3, datetime(2025, 1, 12, 23, 30, tzinfo=UTC))  # 12 Jan, 18:30 local
+
+    activity = stats.daily_activity(user=new_yorker, now=NOW)
+    today = NOW.astimezone(new_yorker.zone).date()
+
+    # In UTC the days would be the 15th, 14th and 12th: a streak of 2. Locally it is 3.
+    assert sorted(activity) == [datetime(2025, 1, d).date() for d in (12, 13, 14)]
+    assert stats.streak(activity, today) == 3
+
+
+def test_a_streak_survives_until_the_end_of_today_and_then_breaks(new_yorker):
+    card = make_deck(cards=1).cards.get()
+    rate_item(new_yorker, card, 3, datetime(2025, 1, 14, 4, 0, tzinfo=UTC))  # 13 Jan local: yesterday
+    activity = stats.daily_activity(user=new_yorker, now=NOW)
+
+    assert stats.streak(activity, datetime(2025, 1, 14).date()) == 1
+    assert stats.streak(activity, datetime(2025, 1, 15).date()) == 0
+
+
+def test_accuracy_and_recall_by_set_deck_and_topic(learner):
+    question_set = make_question_set("Networking", questions=2)
+    q1, q2 = question_set.questions.all()
+    card = make_deck("Memory", cards=1).cards.get()
+    nvlink = make_topic("NVLink")
+    q1.topics.add(nvlink)
+    card.topics.add(nvlink)
+    day = timedelta(days=1)
+    rate_item(learner, q1, 3, NOW - 10 * day)
+    rate_item(learner, q1, 1, NOW - 5 * day)
+    rate_item(learner, q2, 3, NOW - 5 * day)
+    rate_item(learner, q2, 3, NOW - 4 * day)
+    rate_item(learner, card, 3, NOW - 2 * day)
+
+    summary = stats.memory_summary(user=learner, now=NOW)
+
+    [networking] = summary.sets
+    assert (networking.answers, networking.correct) == (4, 3)
+    assert networking.accuracy == 0.75
+    expected = [scheduling.retrievability(m, NOW) for m in MemoryState.objects.filter(kind=Kind.QUESTION)]
+    assert networking.recall == pytest.approx(sum(expected) / 2)
+    [topic] = summary.topics
+    assert (topic.name, topic.answers, topic.correct, topic.items) == ("NVLink", 3, 2, 2)
+
+
+def test_answers_older_than_thirty_days_leave_accuracy_but_not_recall(learner):
+    question = make_question_set(questions=1).questions.get()
+    rate_item(learner, question, 1, NOW - timedelta(days=31))
+
+    [mastery] = stats.memory_summary(user=learner, now=NOW).sets
+
+    assert mastery.answers == 0 and mastery.accuracy is None
+    assert mastery.items == 1 and 0 < mastery.recall < 1
+
+
+def test_weakest_comes_first(learner):
+    strong = make_deck("Strong", cards=1).cards.get()
+    weak = make_deck("Weak", cards=1).cards.get()
+    rate_item(learner, strong, 4, NOW - timedelta(days=1))
+    rate_item(learner, weak, 1, NOW - timedelta(days=1))
+
+    assert [m.name for m in stats.memory_summary(user=learner, now=NOW).decks] == ["Weak", "Strong"]
+
+
+def test_the_forecast_counts_due_items_per_local_day(new_yorker, clock):
+    deck = make_deck(cards=4)
+    cards = list(deck.cards.all())
+    for card, due in zip(cards, [NOW - timedelta(hours=1), NOW + timedelta(hours=1), NOW + timedelta(days=3), NOW + timedelta(days=12)]):
+        MemoryState.objects.create(user=new_yorker, kind=Kind.CARD, card=card, due=due, phase=2, stability=5, last_review=NOW - timedelta(days=5))
+
+    summary = stats.memory_summary(user=new_yorker, now=NOW)
+    chart = dashboard_views._forecast_chart(summary, NOW.astimezone(new_yorker.zone).date())
+
+    assert summary.due_now == 1
+    # NOW + 1h is 23:00 on the 14th in New York: still today, next to the overdue one.
+    assert [bar["count"] for bar in chart["bars"][:4]] == [2, 0, 0, 1]
+    assert (chart["week_total"], chart["month_total"]) == (3, 4)
+
+
+def test_the_page_shows_the_hand_computed_numbers(client, new_yorker, clock):
+    deck = make_deck("Memory", cards=3)
+    cards = list(deck.cards.all())
+    rate_item(new_yorker, cards[0], 3, datetime(2025, 1, 15, 1, 0, tzinfo=UTC))
+    rate_item(new_yorker, cards[1], 1, datetime(2025, 1, 15, 2, 0, tzinfo=UTC))
+    rate_item(new_yorker, cards[2], 3, datetime(2025, 1, 14, 4, 0, tzinfo=UTC))
+
+    html = dashboard(client, new_yorker).content.decode()
+
+    assert '<span class="stat-number" data-testid="streak">2</span>' in html
+    assert 'data-date="2025-01-14" data-count="2"' in html  # two reviews on the 14th, local time
+    assert 'data-date="2025-01-13" data-count="1"' in html
+    assert "3 reviews on 2 days" in html
+    assert "<td>2025-01-14</td><td>2</td><td>1</td><td>50%</td>" in html  # accuracy table
+
+
+def test_the_heatmap_is_53_weeks_of_days_ending_today(new_yorker):
+    grid = dashboard_views._heatmap({}, new_yorker, NOW, NOW.astimezone(new_yorker.zone).date())
+
+    assert grid["cells"][0]["date"].weekday() == 0
+    assert grid["cells"][-1]["date"] == datetime(2025, 1, 14).date()
+    assert 52 * 7 < len(grid["cells"]) <= 53 * 7
+
+
+def test_a_learner_never_sees_another_learners_numbers(client, learner, other_learner, clock):
+    question_set = make_question_set("Bobs set", questions=2)
+    deck = make_deck("Bobs deck", cards=2)
+    for question in question_set.questions.all():
+        rate_item(other_learner, question, 1, NOW - timedelta(days=1))
+        rate_item(other_learner, question, 1, NOW - timedelta(hours=1))
+    rate_item(other_learner, deck.cards.first(), 3, NOW - timedelta(days=1))
+
+    html = dashboard(client, learner).content.decode()
+
+    assert '<span class="stat-number" data-testid="streak">0</span>' in html
+    assert '<span class="stat-number" data-testid="due-total">0</span>' in html
+    assert "Nothing studied here yet." in html
+    assert "No question missed more than once lately." in html
+    assert 'data-count="1"' not in html and 'data-count="2"' not in html
+    assert stats.memory_summary(user=learner, now=NOW).sets == []
+
+
+def test_most_missed_questions_and_believed_myths_link_to_retake_and_drill(client, learner, clock):
+    question_set = make_question_set(questions=2)
+    q1, q2 = question_set.questions.all()
+    deck = make_deck(cards=1)
+    card = deck.cards.get()
+    rate_item(learner, q1, 1, NOW - timedelta(days=3))
+    rate_item(learner, q1, 1, NOW - timedelta(days=2))
+    rate_item(learner, q2, 3, NOW - timedelta(days=3))
+    rate_item(learner, q2, 1, NOW - timedelta(days=2))
+    rate_item(learner, q2, 3, NOW - timedelta(days=1))
+    scheduling.rate(user=learner, kind=Kind.MYTH, item=card, rating=1, source=Review.Source.DRILL, now=NOW)
+
+    summary = stats.memory_summary(user=learner, now=NOW)
+    html = dashboard(client, learner).content.decode()
+
+    assert [(p.key, p.answers, p.wrong) for p in summary.missed] == [(q1.pk, 2, 2), (q2.pk, 3, 1)]
+    assert [(p.key, p.believed_now) for p in summary.myths] == [(card.pk, True)]
+    assert reverse("retake_mistakes") in html
+    assert reverse("drill", args=[deck.pk]) in html
+
+
+def test_study_now_goes_to_due_reviews_then_the_weakest_deck(client, learner, clock):
+    deck = make_deck("Only deck", cards=2)
+    html = dashboard(client, learner).content.decode()
+    assert f'href="{reverse("study_deck", args=[deck.pk])}" data-testid="study-now"' in html
+
+    rate_item(learner, deck.cards.first(), 1, NOW - timedelta(days=1))
+    html = dashboard(client, learner).content.decode()
+    assert f'href="{reverse("review_due")}" data-testid="study-now"' in html
+
+
+def test_exam_day_recall_and_reviews_per_day(client, learner, clock):
+    card = make_deck("Memory", cards=1).cards.get()
+    rate_item(learner, card, 3, NOW - timedelta(days=20))
+    MemoryState.objects.filter(user=learner).update(stability=2.0, phase=2, due=NOW + timedelta(days=1))
+    client.force_login(learner)
+
+    response = client.post(reverse("exam_settings"), {"exam_date": "2025-01-25", "target_retention": "0.9"})
+    html = client.get(reverse("home")).content.decode()
+
+    assert response.status_code == 302
+    learner.refresh_from_db()
+    assert learner.exam_date == datetime(2025, 1, 25).date()
+    # One item, predicted under 90% on the 25th: one review over 10 days rounds up to 1 a day.
+    assert 'data-testid="reviews-per-day">1</strong>' in html
+    memory = MemoryState.objects.get(user=learner)
+    exam_recall = scheduling.retrievability(memory, datetime(2025, 1, 25, tzinfo=UTC))
+    assert f"<td>Memory</td><td>{round(exam_recall * 100)}%</td>" in html
+
+
+def test_a_bad_exam_form_saves_nothing_and_says_why(client, learner):
+    client.force_login(learner)
+
+    response = client.post(reverse("exam_settings"), {"exam_date": "soon", "target_retention": "2"}, follow=True)
+
+    learner.refresh_from_db()
+    assert learner.exam_date is None and learner.target_retention == 0.9
+    assert "Not saved." in response.content.decode()
+
+
+@pytest.mark.parametrize("method", ["get", "put"])
+def test_exam_settings_take_only_posts(client, learner, method):
+    client.force_login(learner)
+    assert getattr(client, method)(reverse("exam_settings")).status_code == 405
+
+
+def test_anonymous_visitors_cannot_post_dashboard_actions(client, db):
+    topic = make_topic("Anything")
+    for url in (reverse("exam_settings"), reverse("topic_quiz", args=[topic.pk])):
+        assert client.post(url)["Location"].startswith(reverse("login"))
+
+
+def test_a_weak_topic_starts_a_quiz_of_its_questions(client, learner):
+    question_set = make_question_set(questions=3)
+    topic = make_topic("Parallelism")
+    chosen = list(question_set.questions.all())[:2]
+    topic.questions.add(*chosen)
+    client.force_login(learner)
+
+    response = client.post(reverse("topic_quiz", args=[topic.pk]))
+
+    attempt = Attempt.objects.get(user=learner)
+    assert response["Location"] == attempt.get_absolute_url()
+    assert attempt.title == "Topic: Parallelism"
+    assert [slot.question for slot in attempt.slots.order_by("position")] == chosen
+
+
+def test_a_topic_with_cards_only_opens_a_deck_session(client, learner):
+    deck = make_deck(cards=1)
+    topic = make_topic("Memory")
+    topic.cards.add(deck.cards.get())
+    client.force_login(learner)
+
+    assert client.post(reverse("topic_quiz", args=[topic.pk]))["Location"] == reverse("study_deck", args=[deck.pk])
+
+
+def test_answers_still_hidden_tell_the_dashboard_nothing(learner):
+    from tests.factories import answer_at, start_attempt
+
+    question_set = make_question_set(questions=2)
+    attempt = start_attempt(learner, question_set)
+    Attempt.objects.filter(pk=attempt.pk).update(reveal_at=NOW + timedelta(days=7))
+    attempt.refresh_from_db()
+    for slot in attempt.slots.all():
+        answer_at(attempt, slot, right=False, at=NOW - timedelta(hours=2))
+
+    summary = stats.memory_summary(user=learner, now=NOW)
+
+    assert stats.daily_activity(user=learner, now=NOW) == {}
+    assert (summary.sets, summary.missed, summary.mistakes) == ([], [], 0)
+
+
+# --- A fixed number of queries, whatever the history ----------------------------------------------
+
+AUTH = 2
+
+
+def _add_history(user, answers):
+    """`answers` quiz-answer reviews spread over the last year, on a handful of items."""
+    question_set = make_question_set(questions=5)
+    deck = make_deck(cards=5)
+    topic = make_topic(f"Topic {user.pk}")
+    for question in question_set.questions.all():
+        question.topics.add(topic)
+        rate_item(user, question, 3, NOW - timedelta(days=2))
+    for card in deck.cards.all():
+        rate_item(user, card, 1, NOW - timedelta(days=2))
+    memories = list(MemoryState.objects.filter(user=user))
+    Review.objects.bulk_create(
+        Review(
+            user=user, memory=memories[n % len(memories)], source=Review.Source.STUDY, rating=1 + n % 4,
+            reviewed_at=NOW - timedelta(minutes=53 * n), due_after=NOW,
+        )
+        for n in range(answers)
+    )
+
+
+def _count(client):
+    with CaptureQueriesContext(connection) as context:
+        assert client.get(reverse("home")).status_code == 200
+    return len(context.captured_queries)
+
+
+def test_the_dashboard_runs_the_same_queries_with_10_and_10000_answers(
+    client, learner, other_learner, clock, django_assert_max_num_queries
+):
+    client.force_login(learner)
+    _add_history(learner, 10)
+    few = _count(client)
+    _add_history(other_learner, 10_000)
+    client.force_login(other_learner)
+    many = _count(client)
+
+    assert few == many
+    # session; user; question sets with best score and open attempt; decks with their counts;
+    # the memory rollup (mastery, forecast, mistakes, most missed, myths: one UNION ALL);
+    # reviews by day for the heatmap, streak and accuracy; close expired timed attempts;
+    # the learner's assignments (their overrides are one more query when there are any)
+    with django_assert_max_num_queries(AUTH + 6):
+        client.get(reverse("home"))
