@@ -1,0 +1,71 @@
+"""After some study, the dashboard's weakest topic leads into a session, and its charts can be read
+without seeing them, in Chromium."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from quiz.models import Attempt
+from tests.factories import PASSWORD, make_question_set, make_topic, make_user
+
+pytestmark = pytest.mark.browser
+
+
+def answer_every_question(page, count, pick):
+    """Answer the open quiz by clicking: `pick(number)` is the on-screen choice for question `number`."""
+    for number in range(1, count + 1):
+        expect(page.locator(".progress-label")).to_have_text(f"Question {number} of {count}")
+        page.locator(".choice").nth(pick(number) - 1).click()
+        page.get_by_role("button", name="Submit answer").click()
+        expect(page.locator(".verdict")).to_be_visible()
+        page.get_by_role("link", name=re.compile("Next question|See results")).click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Results")
+
+
+def test_the_weakest_topic_leads_into_a_session_and_the_charts_have_text_alternatives(page):
+    question_set = make_question_set("Multi-GPU", questions=4)
+    questions = list(question_set.questions.all())
+    strong, weak = make_topic("Parallelism"), make_topic("NVLink")
+    strong.questions.add(*questions[:2])
+    weak.questions.add(*questions[2:])
+    make_user("dana")
+
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill("dana")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+
+    # Some study: the Parallelism questions right, the NVLink ones wrong.
+    page.get_by_role("button", name="Start quiz").first.click()
+    attempt = Attempt.objects.get()
+    slots = {slot.position: slot for slot in attempt.slots.all()}
+
+    def pick(number):
+        slot = slots[number]
+        right = slot.question_id in {q.pk for q in questions[:2]}
+        return next(n for n, c in enumerate(slot.shown_choices, start=1) if c["correct"] == right)
+
+    answer_every_question(page, 4, pick)
+    page.goto("/")
+
+    # Charts are images with a name and a description, and each has a table to open.
+    for name in ("Answers per day", "Reviews due per day", "Reviews per day over the last year"):
+        chart = page.get_by_role("img", name=re.compile(name))
+        expect(chart).to_have_count(1)
+        desc_id = chart.get_attribute("aria-labelledby").split()[1]
+        expect(page.locator(f"#{desc_id}")).not_to_be_empty()
+    expect(page.get_by_test_id("accuracy-chart")).to_have_attribute("aria-labelledby", "accuracy-title accuracy-desc")
+    page.get_by_text("Accuracy as a table").click()
+    expect(page.get_by_test_id("accuracy-table")).to_contain_text("4")
+    expect(page.get_by_test_id("heatmap-summary")).to_contain_text("4 reviews on 1 day")
+
+    # Topics, weakest first: NVLink leads, and its link starts a quiz of its questions.
+    topics = page.get_by_test_id("mastery-topics")
+    expect(topics.locator(".mastery-name").first).to_have_text("NVLink")
+    topics.get_by_test_id("topic-link").first.click()
+
+    expect(page.locator(".progress-label")).to_have_text("Question 1 of 2")
+    topic_attempt = Attempt.objects.exclude(pk=attempt.pk).get()
+    assert topic_attempt.title == "Topic: NVLink"
+    assert {slot.question_id for slot in topic_attempt.slots.all()} == {q.pk for q in questions[2:]}
