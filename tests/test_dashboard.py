@@ -326,3 +326,13 @@ def test_the_dashboard_runs_the_same_queries_with_10_and_10000_answers(
     # the learner's assignments (their overrides are one more query when there are any)
     with django_assert_max_num_queries(AUTH + 6):
         client.get(reverse("home"))
+
+
+def test_days_follow_daylight_saving_time(new_yorker):
+    card = make_deck(cards=1).cards.get()
+    rate_item(new_yorker, card, 3, datetime(2024, 7, 1, 3, 30, tzinfo=UTC))  # 23:30 EDT (UTC-4) on 30 June
+    rate_item(new_yorker, card, 3, datetime(2024, 12, 1, 4, 30, tzinfo=UTC))  # 23:30 EST (UTC-5) on 30 November
+
+    assert sorted(stats.daily_activity(user=new_yorker, now=NOW)) == [
+        datetime(2024, 6, 30).date(), datetime(2024, 11, 30).date()
+    ]
