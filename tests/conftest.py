@@ -6,6 +6,12 @@ from django.test import Client
 from tests.factories import make_question_set, make_user
 
 
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    # PBKDF2's deliberate slowness protects real passwords; test users don't need it.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def learner(db):
     return make_user("alice")

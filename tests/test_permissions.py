@@ -1,0 +1,171 @@
+"""Who may open what, for every URL of the app, built from the URL configuration.
+
+Each URL is requested as an anonymous visitor, the learner who owns the data (and is in the
+class), a learner of another class, the instructor who owns the class, and another
+instructor. A URL added to the app without an entry here fails `test_every_url_has_an_entry`.
+"""
+
+import pytest
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+
+from quiz import scheduling
+from quiz.models import AssignmentOverride, Attempt, MemoryState, Review, Topic
+from tests.class_factories import make_assignment, make_classroom, make_instructor, make_quiz_set
+from tests.factories import make_deck, make_question_set, make_user, start_attempt
+
+ACTORS = ["anonymous", "learner", "outsider", "owner", "other_instructor"]
+OK = {200, 302}  # a page, or an action's redirect
+LOGIN = "login"
+
+# Expected outcome per actor, by the kind of URL.
+KINDS = {
+    "public": dict.fromkeys(ACTORS, OK),
+    "signed_in": {"anonymous": LOGIN, "learner": OK, "outsider": OK, "owner": OK, "other_instructor": OK},
+    "own": {"anonymous": LOGIN, "learner": OK, "outsider": 404, "owner": 404, "other_instructor": 404},
+    "member": {"anonymous": LOGIN, "learner": OK, "outsider": 404, "owner": 404, "other_instructor": 404},
+    "instructors": {"anonymous": LOGIN, "learner": 403, "outsider": 403, "owner": OK, "other_instructor": OK},
+    "instructor_of": {"anonymous": LOGIN, "learner": 403, "outsider": 403, "owner": OK, "other_instructor": 404},
+}
+
+# name: (kind, method, args from the world, POST data from the world)
+URLS = {
+    "home": ("public", "get", lambda w: [], None),
+    "signup": ("public", "get", lambda w: [], None),
+    "start_attempt": ("signed_in", "post", lambda w: [w["question_set"].pk], lambda w: {}),
+    "attempt_list": ("signed_in", "get", lambda w: [], None),
+    "attempt": ("own", "get", lambda w: [w["attempt"].pk], None),
+    "attempt_question": ("own", "get", lambda w: [w["attempt"].pk, 1], None),
+    "attempt_results": ("own", "get", lambda w: [w["finished"].pk], None),
+    "deck": ("signed_in", "get", lambda w: [w["deck"].pk], None),
+    "study_deck": ("signed_in", "get", lambda w: [w["deck"].pk], None),
+    "drill": ("signed_in", "get", lambda w: [w["deck"].pk], None),
+    "card_info": ("signed_in", "get", lambda w: [w["deck"].cards.first().pk], None),
+    "review_due": ("signed_in", "get", lambda w: [], None),
+    "review_answer": ("own", "get", lambda w: [w["review"].pk], None),
+    "undo": ("signed_in", "post", lambda w: [], lambda w: {"session": "review"}),
+    "retake_mistakes": ("signed_in", "post", lambda w: [], lambda w: {}),
+    "study_settings": ("signed_in", "get", lambda w: [], None),
+    "my_classes": ("signed_in", "get", lambda w: [], None),
+    "join_class": ("signed_in", "get", lambda w: [], None),
+    "join_class_with_code": ("signed_in", "get", lambda w: [w["classroom"].join_code], None),
+    "learner_assignment": ("member", "get", lambda w: [w["assignment"].pk], None),
+    "start_assignment": ("member", "post", lambda w: [w["assignment"].pk], lambda w: {}),
+    "teach_home": ("instructors", "get", lambda w: [], None),
+    "create_classroom": ("instructors", "post", lambda w: [], lambda w: {"name": "New"}),
+    "new_quiz_set": ("instructors", "get", lambda w: [], None),
+    "classroom": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
+    "new_join_code": ("instructor_of", "post", lambda w: [w["classroom"].pk], lambda w: {}),
+    "remove_learner": ("instructor_of", "post", lambda w: [w["classroom"].pk, w["learner"].pk], lambda w: {}),
+    "new_assignment": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
+    "gradebook": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
+    "gradebook_csv": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
+    "responses_csv": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
+    "quiz_set": ("instructor_of", "get", lambda w: [w["quiz_set"].pk], None),
+    "quiz_set_add": ("instructor_of", "post", lambda w: [w["quiz_set"].pk], lambda w: {"question": []}),
+    "quiz_set_entry": (
+        "instructor_of", "post", lambda w: [w["quiz_set"].pk, w["quiz_set"].entries.first().pk],
+        lambda w: {"action": "down"},
+    ),
+    "assignment": ("instructor_of", "get", lambda w: [w["assignment"].pk], None),
+    "delete_override": ("instructor_of", "post", lambda w: [w["assignment"].pk, w["override"].pk], lambda w: {}),
+    "learner_attempts": ("instructor_of", "get", lambda w: [w["assignment"].pk, w["learner"].pk], None),
+    "item_analysis": ("instructor_of", "get", lambda w: [w["assignment"].pk], None),
+    "instructor_attempt_review": ("instructor_of", "get", lambda w: [w["assigned_attempt"].pk], None),
+}
+
+# Pages of the dashboard and history (issue 4) are listed in DASHBOARD_URLS below.
+DASHBOARD_URLS = {
+    "exam_settings": ("signed_in", "post", lambda w: [], lambda w: {"exam_date": "2099-01-31", "target_retention": "90"}),
+    "topic_quiz": ("signed_in", "post", lambda w: [w["topic"].pk], lambda w: {}),
+    "card_history": ("signed_in", "get", lambda w: [], None),
+    "download_history": ("signed_in", "get", lambda w: [], None),
+}
+URLS.update(DASHBOARD_URLS)
+
+
+def app_url_names():
+    """Every named URL of our own apps (Django's admin and auth views are theirs to test)."""
+    names = set()
+
+    def walk(patterns, ours):
+        for pattern in patterns:
+            if isinstance(pattern, URLResolver):
+                module = getattr(pattern.urlconf_module, "__name__", "")
+                walk(pattern.url_patterns, module.startswith("quiz."))
+            elif isinstance(pattern, URLPattern) and ours and pattern.name:
+                names.add(pattern.name)
+
+    walk(get_resolver().url_patterns, False)
+    return names
+
+
+def test_every_url_has_an_entry():
+    missing = app_url_names() - set(URLS)
+    assert not missing, f"add these URLs to the permission matrix: {sorted(missing)}"
+
+
+@pytest.fixture
+def world(db):
+    owner = make_instructor("owner")
+    other_instructor = make_instructor("other_instructor")
+    learner, outsider = make_user("learner"), make_user("outsider")
+    classroom = make_classroom(owner, learners=[learner])
+    make_classroom(other_instructor, name="Elsewhere", learners=[outsider])
+    question_set = make_question_set(questions=2)
+    topic = Topic.objects.create(name="Networking")
+    topic.questions.add(*question_set.questions.all())
+    quiz_set = make_quiz_set(owner, question_set.questions.all())
+    assignment = make_assignment(classroom, quiz_set, opens_at=classroom.created_at.replace(year=2020),
+                                 due_at=classroom.created_at.replace(year=2099))
+    deck = make_deck(cards=2)
+    finished = start_attempt(learner, make_question_set(questions=1))
+    finished.finish()
+    review_question = make_question_set(questions=1).questions.get()
+    scheduling.rate(user=learner, kind=MemoryState.Kind.QUESTION, item=review_question, rating=1, source="review")
+    return {
+        "owner": owner, "other_instructor": other_instructor, "learner": learner, "outsider": outsider,
+        "classroom": classroom, "question_set": question_set, "topic": topic, "quiz_set": quiz_set, "assignment": assignment,
+        "deck": deck, "attempt": start_attempt(learner, question_set), "finished": finished,
+        "review": Review.objects.get(user=learner),
+        "override": AssignmentOverride.objects.create(assignment=assignment, learner=learner, max_attempts=3),
+        "assigned_attempt": Attempt.objects.create_with_slots(
+            user=learner, questions=question_set.questions.all(), feedback="immediate",
+            rng=__import__("random"), assignment=assignment,
+        ),
+    }
+
+
+def client_for(world, actor):
+    client = Client()
+    if actor != "anonymous":
+        client.force_login(world[actor])
+    return client
+
+
+@pytest.mark.parametrize("actor", ACTORS)
+@pytest.mark.parametrize("name", sorted(URLS))
+def test_permission_matrix(world, name, actor):
+    kind, method, args, data = URLS[name]
+    url = reverse(name, args=args(world))
+    client = client_for(world, actor)
+
+    response = getattr(client, method)(url, data(world) if data else {})
+
+    expected = KINDS[kind][actor]
+    if expected == LOGIN:
+        assert response.status_code == 302 and response.url.startswith(reverse("login")), response.status_code
+    elif isinstance(expected, set):
+        assert response.status_code in expected, response.status_code
+        if response.status_code == 302:
+            assert not response.url.startswith(reverse("login"))
+    else:
+        assert response.status_code == expected
+
+
+@pytest.mark.parametrize("name", sorted(n for n, spec in URLS.items() if spec[1] == "post"))
+def test_actions_refuse_get(world, name):
+    kind, _, args, _ = URLS[name]
+    client = client_for(world, "owner" if kind.startswith("instructor") else "learner")
+
+    assert client.get(reverse(name, args=args(world))).status_code == 405
