@@ -1,0 +1,83 @@
+"""Class and assignment pages run a fixed number of queries for a class of 5 or 500."""
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from quiz.models import Enrollment, User
+from tests.class_factories import make_assignment, make_classroom, make_instructor, make_quiz_set
+from tests.factories import make_question_set
+
+AUTH = 2  # session and user
+
+
+@pytest.fixture
+def teacher(db):
+    return make_instructor()
+
+
+@pytest.fixture
+def teacher_client(teacher):
+    client = Client()
+    client.force_login(teacher)
+    return client
+
+
+def grown_class(teacher, size, learner=None):
+    classroom = make_classroom(teacher, name=f"Class of {size}")
+    learners = User.objects.bulk_create(User(username=f"c{size}_{n}") for n in range(size))
+    Enrollment.objects.bulk_create(Enrollment(classroom=classroom, learner=u) for u in learners)
+    if learner:
+        classroom.join(learner)
+    quiz_set = make_quiz_set(teacher, make_question_set(questions=size // 50 + 3).questions.all(), title=f"Set {size}")
+    for n in range(3):
+        make_assignment(classroom, quiz_set, title=f"Week {n}")
+    return classroom
+
+
+def queries(client, url):
+    with CaptureQueriesContext(connection) as context:
+        assert client.get(url).status_code == 200
+    return len(context.captured_queries)
+
+
+@pytest.mark.parametrize("page, limit", [
+    ("classroom", 5),  # classroom; learner count; page of learners; assignments
+    ("teach_home", 2),  # classes with learner counts; quiz sets with question counts
+])
+def test_instructor_pages(teacher_client, teacher, page, limit, django_assert_max_num_queries):
+    small, large = grown_class(teacher, 5), grown_class(teacher, 500)
+    args = (lambda c: [c.pk]) if page == "classroom" else (lambda c: [])
+
+    assert queries(teacher_client, reverse(page, args=args(small))) == queries(teacher_client, reverse(page, args=args(large)))
+    with django_assert_max_num_queries(AUTH + limit):
+        teacher_client.get(reverse(page, args=args(large)))
+
+
+def test_the_quiz_set_builder(teacher_client, teacher, django_assert_max_num_queries):
+    small = make_quiz_set(teacher, make_question_set(questions=3).questions.all(), title="small")
+    large = make_quiz_set(teacher, make_question_set(questions=200).questions.all(), title="large")
+
+    assert queries(teacher_client, reverse("quiz_set", args=[small.pk])) == queries(
+        teacher_client, reverse("quiz_set", args=[large.pk])
+    )
+    # quiz set; bank count; bank page with sets; entries with questions and sets; topics and sets for the filter
+    with django_assert_max_num_queries(AUTH + 6):
+        teacher_client.get(reverse("quiz_set", args=[large.pk]))
+
+
+def test_learner_class_pages(learner, teacher, django_assert_max_num_queries):
+    client = Client()
+    client.force_login(learner)
+    small = grown_class(teacher, 5, learner)
+    assignment = small.assignments.first()
+    few = [queries(client, reverse("my_classes")), queries(client, reverse("learner_assignment", args=[assignment.pk]))]
+    large = grown_class(teacher, 500, learner)
+    many = [queries(client, reverse("my_classes")), queries(client, reverse("learner_assignment", args=[large.assignments.first().pk]))]
+
+    assert few == many
+    # close expired attempts; assignments with attempt counts; overrides; enrollments
+    with django_assert_max_num_queries(AUTH + 4):
+        client.get(reverse("my_classes"))
