@@ -287,3 +287,14 @@ def test_a_learner_sees_and_starts_their_assignment(learner_client, learner, tea
     assert response.url == reverse("attempt", args=[attempt.pk])
     assert attempt.assignment == assignment
     assert assignment.title in learner_client.get(reverse("my_classes")).content.decode()
+
+
+def test_due_dates_are_shown_in_the_learners_time_zone(learner_client, learner, teacher):
+    learner.time_zone = "Asia/Tokyo"
+    learner.save()
+    classroom = make_classroom(teacher, learners=[learner])
+    assignment = make_assignment(classroom)  # due 2026-05-05 10:00 UTC
+
+    html = learner_client.get(reverse("learner_assignment", args=[assignment.pk])).content.decode()
+
+    assert "May 5, 2026, 7 p.m." in html  # 19:00 in Tokyo
