@@ -95,7 +95,7 @@ def test_a_newcomer_takes_the_seed_quiz_with_keyboard_and_mouse(page):
     attempt = Attempt.objects.get(user__username="newcomer")
     assert (attempt.correct_count, attempt.is_finished) == (6, True)
 
-    page.get_by_role("link", name="My attempts", exact=True).click()
+    page.get_by_role("link", name="History", exact=True).click()
     expect(page.get_by_role("cell", name="6/7 (86%)")).to_be_visible()
 
 

@@ -44,8 +44,9 @@ def test_home_for_a_learner(learner_client, learner, django_assert_max_num_queri
     many = count_queries(learner_client, "get", reverse("home"))
 
     assert few == many
-    # sets with counts, best score and open attempt; decks with their counts; items due; mistakes
-    with django_assert_max_num_queries(AUTH + 4):
+    # sets with progress; decks with counts; memory summary (one union); reviews by local day;
+    # close timed attempts past their deadline; assignments (and their overrides, when any)
+    with django_assert_max_num_queries(AUTH + 7):
         learner_client.get(reverse("home"))
 
 
@@ -62,7 +63,8 @@ def test_my_attempts(learner_client, learner, question_set, django_assert_max_nu
     many = count_queries(learner_client, "get", reverse("attempt_list") + "?page=3")
 
     assert few == many
-    with django_assert_max_num_queries(AUTH + 2):  # count for the paginator; one page of attempts with sets
+    # sets for the filter form; count for the paginator; one page of attempts with sets
+    with django_assert_max_num_queries(AUTH + 3):
         learner_client.get(reverse("attempt_list"))
 
 
