@@ -12,14 +12,20 @@ from django.db.models import Count
 from django.forms.models import BaseInlineFormSet
 
 from .models import (
+    Assignment,
+    AssignmentOverride,
     Attempt,
     AttemptQuestion,
     Card,
     Choice,
+    Classroom,
     Deck,
+    Enrollment,
     MemoryState,
     Question,
     QuestionSet,
+    QuizSet,
+    QuizSetQuestion,
     Review,
     SourceDocument,
     Topic,
@@ -29,9 +35,14 @@ from .models import (
 
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
-    fieldsets = DjangoUserAdmin.fieldsets + (("Preferences", {"fields": ("time_zone",)}),)
-    add_fieldsets = DjangoUserAdmin.add_fieldsets + (("Preferences", {"fields": ("time_zone",)}),)
-    list_display = ("username", "email", "first_name", "last_name", "time_zone", "is_staff")
+    study_fields = ("time_zone", "new_cards_per_day", "exam_date", "target_retention")
+    fieldsets = DjangoUserAdmin.fieldsets + (
+        ("Role", {"fields": ("is_instructor",)}),
+        ("Study preferences", {"fields": study_fields}),
+    )
+    add_fieldsets = DjangoUserAdmin.add_fieldsets + (("Role", {"fields": ("is_instructor", "time_zone")}),)
+    list_display = ("username", "email", "is_instructor", "time_zone", "is_staff")
+    list_filter = DjangoUserAdmin.list_filter + ("is_instructor",)
 
 
 @admin.register(SourceDocument)
@@ -248,3 +259,52 @@ class TopicAdmin(admin.ModelAdmin):
 
     list_display = ("name",)
     search_fields = ("name",)
+
+
+# --- Classes and assignments (issue 5) ---------------------------------------------------------------
+
+class EnrollmentInline(admin.TabularInline):
+    model = Enrollment
+    extra = 0
+    raw_id_fields = ("learner",)
+
+
+@admin.register(Classroom)
+class ClassroomAdmin(admin.ModelAdmin):
+    list_display = ("name", "owner", "join_code", "created_at")
+    list_select_related = ("owner",)
+    search_fields = ("name", "join_code", "owner__username")
+    raw_id_fields = ("owner",)
+    inlines = [EnrollmentInline]
+
+
+class QuizSetQuestionInline(admin.TabularInline):
+    model = QuizSetQuestion
+    extra = 0
+    raw_id_fields = ("question",)
+    ordering = ("position",)
+
+
+@admin.register(QuizSet)
+class QuizSetAdmin(admin.ModelAdmin):
+    list_display = ("title", "owner", "draw_count", "created_at")
+    list_select_related = ("owner",)
+    search_fields = ("title", "owner__username")
+    raw_id_fields = ("owner",)
+    inlines = [QuizSetQuestionInline]
+
+
+class AssignmentOverrideInline(admin.TabularInline):
+    model = AssignmentOverride
+    extra = 0
+    raw_id_fields = ("learner",)
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = ("title", "classroom", "opens_at", "due_at", "time_limit", "max_attempts", "grading")
+    list_select_related = ("classroom",)
+    list_filter = ("grading", "feedback_timing")
+    search_fields = ("title", "classroom__name")
+    raw_id_fields = ("classroom", "quiz_set")
+    inlines = [AssignmentOverrideInline]

@@ -201,3 +201,17 @@ def test_topics_are_editable_on_questions_and_cards_in_the_admin(db):
     assert django_admin.site.is_registered(Topic)
     assert django_admin.site._registry[Question].filter_horizontal == ("topics",)
     assert django_admin.site._registry[Card].filter_horizontal == ("topics",)
+
+
+def test_class_and_assignment_pages_render(admin_client, db):
+    from tests.class_factories import make_assignment, make_classroom, make_instructor
+
+    teacher = make_instructor("admin_teacher")
+    classroom = make_classroom(teacher, learners=[make_user("enrolled")])
+    assignment = make_assignment(classroom)
+    for obj in (classroom, assignment.quiz_set, assignment, teacher):
+        meta = obj._meta
+        assert admin_client.get(reverse(f"admin:quiz_{meta.model_name}_changelist")).status_code == 200
+        page = admin_client.get(reverse(f"admin:quiz_{meta.model_name}_change", args=[obj.pk]))
+        assert page.status_code == 200
+    assert "is_instructor" in admin_client.get(reverse("admin:quiz_user_change", args=[teacher.pk])).content.decode()
