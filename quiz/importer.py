@@ -3,17 +3,21 @@
 Three document formats, told apart by their content rather than their file name:
 
 * a quiz: a title line, then blocks of `Question N: stem`, `- choice` lines (one ending in
-  `(Correct answer)`, in any letter case), a `Correct answer: ...` line and one explanation
-  line. A document is a quiz when a `Question N:` line is followed by a choice line, so a
-  flashcard whose front happens to start with "Question 1:" stays a flashcard;
+  `(Correct answer)`, in any letter case), a `Correct answer: ...` line, one explanation
+  line and, optionally, a `Topics: a, b` line. A document is a quiz when a `Question N:`
+  line is followed by a choice line, so a flashcard whose front happens to start with
+  "Question 1:" stays a flashcard;
 * a flashcard deck: a title paragraph, then blank-line separated paragraphs in groups of
-  four (question, answer, misconception, correction);
+  four (question, answer, misconception, correction); a question paragraph may start with a
+  `Topics: a, b` line;
 * an export file (JSON, see `export_content`), which may hold many sets and decks.
 
 Rows are matched by stable keys (`q3` from "Question 3", `c2` for the second card), never by
 their text, so fixing a typo in a source updates the row in place and the attempts that point
-at it survive. Every problem is reported as `FILE:LINE: what is wrong`, the format editors and
-terminals turn into links.
+at it survive. Topics are set only on items whose source names them (a `Topics:` line, a
+"topics" key), so topics added in the admin survive re-importing a source that has none.
+Every problem is reported as `FILE:LINE: what is wrong`, the format editors and terminals
+turn into links.
 
 This module neither prints nor exits: the management commands own the user interface.
 """
@@ -33,7 +37,7 @@ from django.db import transaction
 from django.db.models import Prefetch, ProtectedError
 from django.utils import timezone
 
-from .models import Card, Choice, Deck, Question, QuestionSet, SourceDocument
+from .models import Card, Choice, Deck, Question, QuestionSet, SourceDocument, Topic
 
 # Digits are matched loosely so that an absurd number is reported, not misread as text.
 QUESTION_LINE = re.compile(r"^Question\s+(\d+)\s*:(.*)$")
@@ -43,10 +47,13 @@ CORRECT_MARKER = "(Correct answer)"
 MARKER_AT_END = re.compile(r"\s*\(\s*correct\s+answer\s*\)$", re.IGNORECASE)
 ANSWER_LINE = re.compile(r"^Correct\s+answer\s*:(.*)$", re.IGNORECASE)
 ANSWER_PREFIX = "Correct answer:"
+TOPICS_LINE = re.compile(r"^topics\s*:(.*)$", re.IGNORECASE)
+TOPICS_PREFIX = "Topics:"
 CARD_PARTS = ("front", "back", "misconception", "correction")
 MAX_TITLE = SourceDocument._meta.get_field("title").max_length
 MAX_FILE_NAME = SourceDocument._meta.get_field("file_name").max_length
 MAX_KEY = Question._meta.get_field("key").max_length
+MAX_TOPIC = Topic._meta.get_field("name").max_length
 # The text columns are unbounded; a stem, choice or card side longer than this is a broken
 # document (a missing blank line glued paragraphs together), not content.
 MAX_TEXT = 10_000
@@ -76,6 +83,7 @@ class ParsedQuestion:
     explanation: str
     choices: list  # of (text, is_correct)
     line: int
+    topics: list | None = None  # None: the source names no topics, so the row keeps its own
 
 
 @dataclass
@@ -86,6 +94,7 @@ class ParsedCard:
     misconception: str
     correction: str
     line: int
+    topics: list | None = None  # as ParsedQuestion.topics
 
 
 @dataclass
@@ -266,6 +275,10 @@ def _question_blocks(numbered, file, warnings):
             block = (number, match, [])
         elif block:
             block[2].append((number, line))
+        elif TOPICS_LINE.match(line):
+            # Refused, not ignored: there are no document-wide topics, and a warning is easy to miss.
+            message = f"a '{TOPICS_PREFIX}' line belongs right after a question's explanation, not before any question"
+            raise ContentError(file, number, message)
         else:
             warnings.append(_ignored(file, number, line, "before the first question"))
     if block:
@@ -300,12 +313,44 @@ def _parse_question(file, start, key, stem, body, warnings):
             file, answer_line + 1, f"question {key}: expected one explanation line after '{ANSWER_PREFIX}'"
         )
     explanation_line, explanation = rest[1]
+    if TOPICS_LINE.match(explanation):
+        raise ContentError(
+            file,
+            explanation_line,
+            f"question {key}: expected one explanation line after '{ANSWER_PREFIX}', found a '{TOPICS_PREFIX}' line "
+            "(it goes after the explanation)",
+        )
     _check_text(explanation, file, explanation_line, f"the explanation of {key}")
+    trailing, topics = rest[2:], None
+    if trailing and (match := TOPICS_LINE.match(trailing[0][1])):
+        topics = _topic_names(match.group(1), file, trailing[0][0])
+        trailing = trailing[1:]
     # One explanation line by definition: anything after it (the seed documents end with a
     # stray repeat of the title and the first stem) is reported, never glued onto the text.
-    warnings.extend(_ignored(file, number, line, f"after the explanation of {key}") for number, line in rest[2:])
+    # A misplaced Topics line is refused rather than ignored: its topics would silently not be set.
+    for number, line in trailing:
+        if TOPICS_LINE.match(line):
+            message = f"question {key}: a '{TOPICS_PREFIX}' line must be the one line right after the explanation"
+            raise ContentError(file, number, message)
+    warnings.extend(_ignored(file, number, line, f"after the explanation of {key}") for number, line in trailing)
     parsed_choices = [(text, index == marked) for index, (_, text, _) in enumerate(choices)]
-    return ParsedQuestion(key, stem, explanation, parsed_choices, start)
+    return ParsedQuestion(key, stem, explanation, parsed_choices, start, topics)
+
+
+def _topic_names(text, file, line):
+    """The names of a `Topics: a, b` line: trimmed, blanks dropped, repeats collapsed, in order."""
+    names = []
+    for name in (part.strip() for part in text.split(",")):
+        _check_topic(name, file, line)
+        if name and name not in names:
+            names.append(name)
+    return names
+
+
+def _check_topic(name, file, line):
+    if len(name) > MAX_TOPIC:
+        raise ContentError(file, line, f"the topic {_short(name)!r} is longer than {MAX_TOPIC} characters")
+    return name
 
 
 def _leading_choices(body):
@@ -367,6 +412,16 @@ def parse_deck(lines, file, checksum):
     rest = paragraphs[1:]
     if not rest:
         raise ContentError(file, title_line, "no cards: expected paragraphs in groups of four after the title")
+    # Checked before the count of paragraphs: a Topics line set apart by a blank line shifts
+    # every later card by one paragraph, and this is the message that says where.
+    for number, text in rest:
+        if "\n" not in text and TOPICS_LINE.match(text):
+            raise ContentError(
+                file,
+                number,
+                f"a '{TOPICS_PREFIX}' line must be the first line of a card's question paragraph, "
+                "with the question on the next line (no blank line between them)",
+            )
     complete = len(rest) - len(rest) % len(CARD_PARTS)
     if complete < len(rest):
         raise ContentError(
@@ -378,12 +433,24 @@ def parse_deck(lines, file, checksum):
     for number, text in rest:
         _check_text(text, file, number, "a paragraph")
     cards = [
-        ParsedCard(f"c{index + 1}", *(text for _, text in rest[start : start + 4]), line=rest[start][0])
-        for index, start in enumerate(range(0, complete, 4))
+        _parse_card(file, number, rest[start : start + 4])
+        for number, start in enumerate(range(0, complete, len(CARD_PARTS)), start=1)
     ]
     return ParsedDocument(
         file, SourceDocument.Kind.DECK, _check_title(title, file, title_line), _file_name(file), checksum, cards
     )
+
+
+def _parse_card(file, number, paragraphs):
+    (line, front), *others = paragraphs
+    topics = None
+    first, _, question = front.partition("\n")
+    if match := TOPICS_LINE.match(first):
+        topics = _topic_names(match.group(1), file, line)
+        front = question.strip()
+        if TOPICS_LINE.match(front.partition("\n")[0]):
+            raise ContentError(file, line + 1, f"card {number} has a second '{TOPICS_PREFIX}' line")
+    return ParsedCard(f"c{number}", front, *(text for _, text in others), line=line, topics=topics)
 
 
 def _paragraphs(lines):
@@ -494,9 +561,8 @@ def _export_question(file, item):
     if duplicate := next((text for index, text in enumerate(texts) if text in texts[:index]), None):
         raise ContentError(file, item.line, f"the choice {_short(duplicate)!r} appears twice in one question")
     key = _key(file, item)
-    return ParsedQuestion(
-        key, _text(file, item, "stem"), _text(file, item, "explanation", blank=True), parsed, item.line
-    )
+    stem, explanation = _text(file, item, "stem"), _text(file, item, "explanation", blank=True)
+    return ParsedQuestion(key, stem, explanation, parsed, item.line, _json_topics(file, item))
 
 
 def _export_deck(file, entry):
@@ -508,7 +574,22 @@ def _export_deck(file, entry):
 
 def _export_card(file, item):
     texts = [_text(file, item, name, blank=name in ("misconception", "correction")) for name in CARD_PARTS]
-    return ParsedCard(_key(file, item), *texts, line=item.line)
+    return ParsedCard(_key(file, item), *texts, line=item.line, topics=_json_topics(file, item))
+
+
+def _json_topics(file, item):
+    """The "topics" list, or None when the key is absent (the row then keeps its topics)."""
+    if "topics" not in item:
+        return None
+    value = item["topics"]
+    if not isinstance(value, list) or not all(isinstance(name, str) and name.strip() for name in value):
+        raise ContentError(file, item.line, '"topics" must be a list of non-empty strings')
+    names = []
+    for name in value:
+        name = _check_topic(name.strip(), file, item.line)
+        if name not in names:
+            names.append(name)
+    return names
 
 
 def _export_document(file, entry, kind, items):
@@ -623,18 +704,20 @@ def _update_source(source, document, content_changed, now):
 
 def _save_questions(document, question_set):
     outcome = Outcome(document)
+    topics = _topic_rows(document.items)
     existing = {
         question.key: question
         for question in question_set.questions.prefetch_related(
-            Prefetch("choices", Choice.objects.order_by("position", "pk"))
+            Prefetch("choices", Choice.objects.order_by("position", "pk")), "topics"
         )
     }
     for position, parsed in enumerate(document.items, start=1):
         question = existing.pop(parsed.key, None)
         if question is None:
-            _create_question(question_set, parsed, position)
+            question = _create_question(question_set, parsed, position)
+            _add_topics(question, parsed.topics, topics)
             outcome.created += 1
-        elif _update_question(document, question, parsed, position):
+        elif _update_question(document, question, parsed, position, topics):
             outcome.updated += 1
     for question in existing.values():
         _delete(document, question, f"cannot remove question {question.key}: learners have answered it")
@@ -650,15 +733,17 @@ def _create_question(question_set, parsed, position):
         Choice(question=question, text=text, is_correct=correct, position=index)
         for index, (text, correct) in enumerate(parsed.choices, start=1)
     )
+    return question
 
 
-def _update_question(document, question, parsed, position):
+def _update_question(document, question, parsed, position, topics):
     changed = _changed_fields(question, position=position, stem=parsed.stem, explanation=parsed.explanation)
     choices_changed = _sync_choices(document, question, parsed.choices)
-    if changed or choices_changed:
-        # updated_at also moves when only the choices changed: the question as shown did change.
+    topics_changed = _sync_topics(question, parsed.topics, topics)
+    if changed or choices_changed or topics_changed:
+        # updated_at also moves when only the choices or topics changed: the question did change.
         question.save(update_fields=changed + ["updated_at"])
-    return bool(changed or choices_changed)
+    return bool(changed or choices_changed or topics_changed)
 
 
 def _changed_fields(instance, **values):
@@ -727,20 +812,59 @@ def _clear_stale_marks(matches, wanted):
 
 def _save_cards(document, deck):
     outcome = Outcome(document)
-    existing = {card.key: card for card in deck.cards.all()}
+    topics = _topic_rows(document.items)
+    existing = {card.key: card for card in deck.cards.prefetch_related("topics")}
     for position, parsed in enumerate(document.items, start=1):
         card = existing.pop(parsed.key, None)
         texts = {name: getattr(parsed, name) for name in CARD_PARTS}
         if card is None:
-            Card.objects.create(deck=deck, key=parsed.key, position=position, **texts)
+            card = Card.objects.create(deck=deck, key=parsed.key, position=position, **texts)
+            _add_topics(card, parsed.topics, topics)
             outcome.created += 1
-        elif changed := _changed_fields(card, position=position, **texts):
+            continue
+        changed = _changed_fields(card, position=position, **texts)
+        if _sync_topics(card, parsed.topics, topics) or changed:
             card.save(update_fields=changed + ["updated_at"])
             outcome.updated += 1
     for card in existing.values():
         _delete(document, card, f"cannot remove card {card.key}: other records refer to it")
         outcome.deleted += 1
     return outcome
+
+
+def _topic_rows(items):
+    """{name: Topic} for every topic the items name, creating the missing rows."""
+    names = {name for item in items for name in item.topics or ()}
+    if not names:
+        return {}
+    rows = {topic.name: topic for topic in Topic.objects.filter(name__in=names)}
+    if missing := names - rows.keys():
+        # ignore_conflicts and a second read, so an import running at the same moment that
+        # creates the same topic is not an IntegrityError: its row is read back instead.
+        Topic.objects.bulk_create([Topic(name=name) for name in sorted(missing)], ignore_conflicts=True)
+        rows.update((topic.name, topic) for topic in Topic.objects.filter(name__in=missing))
+    return rows
+
+
+def _add_topics(item, names, topics):
+    if names:
+        item.topics.add(*(topics[name] for name in names))
+
+
+def _sync_topics(item, names, topics):
+    """Make the item's topics exactly `names` (None: leave them); return whether they changed.
+
+    Reads the prefetched `topics`, so an unchanged item costs no query.
+    """
+    if names is None:
+        return False
+    current = {topic.name: topic for topic in item.topics.all()}
+    if current.keys() == set(names):
+        return False
+    if stale := [topic for name, topic in current.items() if name not in names]:
+        item.topics.remove(*stale)
+    _add_topics(item, [name for name in names if name not in current], topics)
+    return True
 
 
 def _delete(document, instance, message):
@@ -755,8 +879,8 @@ def _delete(document, instance, message):
 
 def export_content():
     """All sets and decks as plain data, in a stable order so exports can be diffed."""
-    sets = QuestionSet.objects.select_related("source").prefetch_related("questions__choices")
-    decks = Deck.objects.select_related("source").prefetch_related("cards")
+    sets = QuestionSet.objects.select_related("source").prefetch_related("questions__choices", "questions__topics")
+    decks = Deck.objects.select_related("source").prefetch_related("cards__topics")
     return {
         "question_sets": sorted((_export_question_set(s) for s in sets), key=_export_order),
         "decks": sorted((_export_deck_data(d) for d in decks), key=_export_order),
@@ -781,19 +905,19 @@ def _export_question_set(question_set):
     return {
         "title": question_set.title,
         "source": _source_name(question_set),
-        "questions": [
-            {
-                "key": question.key,
-                "stem": question.stem,
-                "explanation": question.explanation,
-                "choices": [
-                    {"text": choice.text, "correct": choice.is_correct}
-                    for choice in sorted(question.choices.all(), key=lambda c: (c.position, c.pk))
-                ],
-            }
-            for question in questions
-        ],
+        "questions": [_question_data(question) for question in questions],
     }
+
+
+def _question_data(question):
+    choices = sorted(question.choices.all(), key=lambda c: (c.position, c.pk))
+    data = {
+        "key": question.key,
+        "stem": question.stem,
+        "explanation": question.explanation,
+        "choices": [{"text": choice.text, "correct": choice.is_correct} for choice in choices],
+    }
+    return _with_topics(question, data)
 
 
 def _export_deck_data(deck):
@@ -801,5 +925,17 @@ def _export_deck_data(deck):
     return {
         "title": deck.title,
         "source": _source_name(deck),
-        "cards": [{"key": card.key, **{name: getattr(card, name) for name in CARD_PARTS}} for card in cards],
+        "cards": [_card_data(card) for card in cards],
     }
+
+
+def _card_data(card):
+    return _with_topics(card, {"key": card.key, **{name: getattr(card, name) for name in CARD_PARTS}})
+
+
+def _with_topics(item, data):
+    # The key only when there are topics, so exports of untagged content (the seed) keep their
+    # bytes; names sorted in Python because databases disagree on collation.
+    if names := sorted(topic.name for topic in item.topics.all()):
+        data["topics"] = names
+    return data

@@ -6,7 +6,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from quiz.importer import export_json
-from quiz.models import Card, Choice, Deck, Question, QuestionSet, SourceDocument
+from quiz.models import Card, Choice, Deck, Question, QuestionSet, SourceDocument, Topic
 from tests.factories import make_user, start_attempt
 
 pytestmark = pytest.mark.django_db
@@ -15,7 +15,17 @@ SOURCES = Path(__file__).resolve().parent.parent / "fixtures" / "sources"
 QUIZ = SOURCES / "000_8e65f90cff338d65.txt"
 DECK = SOURCES / "004_833c4d9b98171f65.txt"
 SEED = SOURCES.parent / "seed.json"
-CONTENT_MODELS = (SourceDocument, QuestionSet, Question, Choice, Deck, Card)
+CONTENT_MODELS = (
+    SourceDocument,
+    QuestionSet,
+    Question,
+    Choice,
+    Deck,
+    Card,
+    Topic,
+    Question.topics.through,
+    Card.topics.through,
+)
 
 GOOD_QUIZ = """Good quiz
 Question 1: One?
@@ -23,6 +33,7 @@ Question 1: One?
 - no
 Correct answer: yes
 Because.
+Topics: Basics
 """
 
 
@@ -49,13 +60,30 @@ def quiz_text(*blocks, title="A quiz"):
     return "\n".join([title, *blocks]) + "\n"
 
 
-def question(number, stem="Stem?", choices=("right (Correct answer)", "wrong"), answer="right", explanation="Why."):
+def question(
+    number, stem="Stem?", choices=("right (Correct answer)", "wrong"), answer="right", explanation="Why.", topics=None
+):
     lines = [f"Question {number}: {stem}", *[f"- {choice}" for choice in choices]]
     if answer is not None:
         lines.append(f"Correct answer: {answer}")
     if explanation is not None:
         lines.append(explanation)
+    if topics is not None:
+        lines.append(topics)
     return "\n".join(lines)
+
+
+def deck_text(*cards, title="A deck"):
+    """Cards as (question paragraph, answer, misconception, correction)."""
+    return "\n\n".join([title, *(paragraph for card in cards for paragraph in card)]) + "\n"
+
+
+def card_paragraphs(front="Front?", back="Back.", misconception="Myth.", correction="Fix."):
+    return (front, back, misconception, correction)
+
+
+def topics_of(item):
+    return sorted(item.topics.values_list("name", flat=True))
 
 
 def the_set():
@@ -363,6 +391,11 @@ def _json_set(title='"T"', source="null", stem='"S"', correct="true", choices=No
     )
 
 
+def _json_set_with_topics(topics):
+    """As _json_set, with a "topics" value (JSON source text) on the question of line 2."""
+    return _json_set().replace('"explanation": ""', f'"explanation": "", "topics": {topics}')
+
+
 BAD_DOCUMENTS = {
     "no_marker": (quiz_text(question(1, choices=("a", "b"))), 2, "no choice ends with (Correct answer)"),
     "two_markers": (
@@ -449,6 +482,67 @@ BAD_DOCUMENTS = {
         _json_set(choices='[{"text": "a", "correct": true}, {"text": "a", "correct": false}]'),
         2,
         "the choice 'a' appears twice in one question",
+    ),
+    # Topics
+    "topic_too_long": (
+        quiz_text(question(1, topics="Topics: fine, " + "t" * 101)),
+        7,
+        "the topic 'tttttttt",
+    ),
+    "topics_line_instead_of_the_explanation": (
+        quiz_text(question(1, explanation="Topics: a"), question(2)),
+        6,
+        "expected one explanation line after 'Correct answer:', found a 'Topics:' line",
+    ),
+    "topics_line_after_a_stray_line": (
+        quiz_text(question(1, topics="Stray line\nTopics: a")),
+        8,
+        "question q1: a 'Topics:' line must be the one line right after the explanation",
+    ),
+    "second_topics_line": (
+        quiz_text(question(1, topics="Topics: a\nTopics: b")),
+        8,
+        "a 'Topics:' line must be the one line right after the explanation",
+    ),
+    "topics_line_before_the_first_question": (
+        "A quiz\nTopics: a\n" + question(1) + "\n",
+        2,
+        "a 'Topics:' line belongs right after a question's explanation",
+    ),
+    "card_topic_too_long": (
+        deck_text(card_paragraphs(), card_paragraphs(front="Topics: " + "t" * 101 + "\nFront?")),
+        11,
+        "is longer than 100 characters",
+    ),
+    "card_paragraph_that_is_only_a_topics_line": (
+        deck_text(card_paragraphs(front="Topics: a, b")),
+        3,
+        "a 'Topics:' line must be the first line of a card's question paragraph",
+    ),
+    # A blank line after the Topics line shifts the paragraphs: the message names the Topics
+    # line, not the "incomplete card" at the end of the file.
+    "card_topics_line_set_apart_by_a_blank_line": (
+        deck_text(card_paragraphs(), ("Topics: a", *card_paragraphs())),
+        11,
+        "with the question on the next line (no blank line between them)",
+    ),
+    "card_with_two_topics_lines": (
+        deck_text(card_paragraphs(front="Topics: a\nTopics: b\nFront?")),
+        4,
+        "card 1 has a second 'Topics:' line",
+    ),
+    "json_topics_not_a_list": (_json_set_with_topics('"a, b"'), 2, '"topics" must be a list of non-empty strings'),
+    "json_topics_null": (_json_set_with_topics("null"), 2, '"topics" must be a list of non-empty strings'),
+    "json_topic_not_a_string": (_json_set_with_topics('["a", 1]'), 2, '"topics" must be a list of non-empty strings'),
+    "json_topic_blank": (_json_set_with_topics('["a", "  "]'), 2, '"topics" must be a list of non-empty strings'),
+    "json_topic_too_long": (_json_set_with_topics(f'["{"t" * 101}"]'), 2, "is longer than 100 characters"),
+    "json_card_topics_not_a_list": (
+        (
+            '{"decks": [{"title": "D", "source": null, "cards": [\n'
+            '  {"key": "c1", "front": "F", "back": "B", "misconception": "", "correction": "", "topics": {}}]}]}\n'
+        ),
+        2,
+        '"topics" must be a list of non-empty strings',
     ),
 }
 
@@ -552,3 +646,161 @@ def test_a_quiz_with_blank_lines_between_its_parts_is_still_a_quiz(tmp_path):
     run_import(write(tmp_path, "spaced.txt", text))
 
     assert Question.objects.get().correct_choice.text == "yes"
+
+
+# Topics --------------------------------------------------------------------------------------
+
+
+def test_a_topics_line_after_the_explanation_tags_the_question_word_for_word(tmp_path):
+    text = quiz_text(
+        question(1, topics="Topics: NVLink,  Parallelism — multi-GPU , 東京 😀, , NVLink,"),
+        question(2, topics="tOpIcS :Networking"),
+        question(3),
+    )
+
+    _, err = run_import(write(tmp_path, "quiz.txt", text))
+
+    questions = {q.key: q for q in Question.objects.all()}
+    assert topics_of(questions["q1"]) == ["NVLink", "Parallelism — multi-GPU", "東京 😀"]
+    assert topics_of(questions["q2"]) == ["Networking"]
+    assert topics_of(questions["q3"]) == []
+    assert {q.explanation for q in questions.values()} == {"Why."}
+    assert sorted(Topic.objects.values_list("name", flat=True)) == [
+        "NVLink",
+        "Networking",
+        "Parallelism — multi-GPU",
+        "東京 😀",
+    ]
+    assert err == ""
+
+
+def test_stray_lines_after_a_topics_line_are_still_warnings_with_their_line_numbers(tmp_path):
+    text = quiz_text(question(1, topics="Topics: a\nStray title\nStray stem?"))
+    path = write(tmp_path, "quiz.txt", text)
+
+    _, err = run_import(path)
+
+    assert topics_of(Question.objects.get()) == ["a"]
+    assert err.splitlines() == [
+        f"warning: {path}:8: ignored line after the explanation of q1: 'Stray title'",
+        f"warning: {path}:9: ignored line after the explanation of q1: 'Stray stem?'",
+    ]
+
+
+def test_the_seed_documents_have_no_topics_and_keep_their_warnings():
+    _, err = run_import(QUIZ, DECK)
+
+    assert not Topic.objects.exists()
+    assert len(err.strip().splitlines()) == 2
+
+
+def test_a_topics_line_opening_a_cards_question_paragraph_tags_the_card(tmp_path):
+    text = deck_text(
+        card_paragraphs(front="Topics: Storage, Café ☕\nWhat is NVMe?\nsecond line"),
+        card_paragraphs(front="TOPICS: Networking\nWhat is RoCE?", back="Topics: only a word here,\nin an answer"),
+        card_paragraphs(front="Untagged?"),
+    )
+
+    run_import(write(tmp_path, "cards.txt", text))
+
+    cards = list(Card.objects.order_by("position"))
+    assert [(c.front, topics_of(c)) for c in cards] == [
+        ("What is NVMe?\nsecond line", ["Café ☕", "Storage"]),
+        ("What is RoCE?", ["Networking"]),
+        ("Untagged?", []),
+    ]
+    assert cards[1].back == "Topics: only a word here,\nin an answer"  # only a question paragraph has topics
+
+
+def test_questions_and_cards_share_one_row_per_topic_name(tmp_path):
+    Topic.objects.create(name="Existing")
+    quiz = write(
+        tmp_path,
+        "quiz.txt",
+        quiz_text(question(1, topics="Topics: Shared, Existing"), question(2, topics="Topics: Shared")),
+    )
+    deck = write(tmp_path, "cards.txt", deck_text(card_paragraphs(front="Topics: Shared, Existing\nFront?")))
+
+    run_import(quiz, deck)
+
+    assert sorted(Topic.objects.values_list("name", flat=True)) == ["Existing", "Shared"]
+    assert Topic.objects.get(name="Shared").questions.count() == 2
+    assert Topic.objects.get(name="Existing").cards.count() == 1
+
+
+def test_importing_a_tagged_document_again_changes_nothing(tmp_path):
+    quiz = write(tmp_path, "quiz.txt", quiz_text(question(1, topics="Topics: b, a"), question(2)))
+    deck = write(tmp_path, "cards.txt", deck_text(card_paragraphs(front="Topics: a\nFront?")))
+    run_import(quiz, deck)
+    before = content_snapshot()
+
+    out, _ = run_import(quiz, deck)
+
+    assert content_snapshot() == before  # no new topic or link rows, same updated_at
+    assert "2 questions (0 new, 0 updated)" in out
+    assert "1 cards (0 new, 0 updated)" in out
+
+
+def test_topics_added_in_the_admin_survive_a_reimport_without_a_topics_line(tmp_path):
+    run_import(QUIZ, DECK)
+    admin_topic = Topic.objects.create(name="Added in the admin")
+    q1 = the_set().questions.get(key="q1")
+    first_card = Card.objects.get(key="c1")
+    q1.topics.add(admin_topic)
+    first_card.topics.add(admin_topic)
+    before = content_snapshot()
+
+    out, _ = run_import(QUIZ, DECK)
+
+    assert content_snapshot() == before
+    assert topics_of(q1) == topics_of(first_card) == ["Added in the admin"]
+    assert "7 questions (0 new, 0 updated)" in out
+
+
+def test_a_changed_topics_line_replaces_the_topics_and_counts_as_an_update(tmp_path):
+    path = write(tmp_path, "quiz.txt", quiz_text(question(1, topics="Topics: old, kept"), question(2)))
+    run_import(path)
+    q1 = Question.objects.get(key="q1")
+    q1.topics.add(Topic.objects.create(name="from the admin"))
+    stamp = q1.updated_at
+
+    out, _ = run_import(write(tmp_path, "quiz.txt", quiz_text(question(1, topics="Topics: kept, new"), question(2))))
+
+    q1.refresh_from_db()
+    assert topics_of(q1) == ["kept", "new"]
+    assert q1.updated_at > stamp
+    assert Topic.objects.filter(name="old").exists()  # other items may still use it; only the link goes
+    assert "2 questions (0 new, 1 updated)" in out
+
+
+def test_a_changed_topics_line_on_a_card_replaces_its_topics(tmp_path):
+    run_import(write(tmp_path, "cards.txt", deck_text(card_paragraphs(front="Topics: old\nFront?"))))
+
+    out, _ = run_import(write(tmp_path, "cards.txt", deck_text(card_paragraphs(front="Topics: new\nFront?"))))
+
+    assert topics_of(Card.objects.get()) == ["new"]
+    assert "1 cards (0 new, 1 updated)" in out
+
+
+def test_an_empty_topics_line_clears_the_topics(tmp_path):
+    run_import(write(tmp_path, "quiz.txt", quiz_text(question(1, topics="Topics: a, b"))))
+
+    run_import(write(tmp_path, "quiz.txt", quiz_text(question(1, topics="Topics:  , "))))
+
+    assert topics_of(Question.objects.get()) == []
+
+
+def test_a_topic_name_of_exactly_100_characters_fits_even_outside_the_basic_plane(tmp_path):
+    name = "😀" * 100
+    run_import(write(tmp_path, "quiz.txt", quiz_text(question(1, topics=f"Topics: {name}"))))
+
+    assert topics_of(Question.objects.get()) == [name]
+
+
+def test_a_dry_run_creates_no_topics(tmp_path):
+    path = write(tmp_path, "quiz.txt", quiz_text(question(1, topics="Topics: a")))
+
+    out, _ = run_import(path, dry_run=True)
+
+    assert "1 questions (1 new, 0 updated)" in out
+    assert not Topic.objects.exists()

@@ -2,7 +2,8 @@
 
 The export is the committed seed (fixtures/seed.json) and a way to move content between
 databases, so it is deterministic: the same content always gives the same bytes, and a diff
-of two exports shows exactly what changed.
+of two exports shows exactly what changed. A question or card carries a "topics" list only
+when it has topics, so adding the feature left the untagged seed's bytes as they were.
 """
 
 from pathlib import Path

@@ -3,6 +3,8 @@
 Content is written by people in plain text and changes over time; this command is how those
 edits reach the site without breaking learners' history: rows are updated in place by their
 stable keys, and a run is all or nothing, so a typo in one file never leaves half an import.
+Topics follow the same rule of least surprise: an item's topics are replaced only when its
+source names them (a `Topics:` line, a "topics" list), so tags added in the admin survive.
 """
 
 from django.core.management.base import BaseCommand, CommandError
@@ -13,7 +15,8 @@ from quiz.importer import ContentError, import_documents
 class Command(BaseCommand):
     help = (
         "Import quiz documents, flashcard documents or export_questions JSON files. "
-        "Re-importing updates questions and cards in place; one run is one transaction."
+        "Re-importing updates questions and cards in place; one run is one transaction. "
+        "A 'Topics: a, b' line sets an item's topics; items without one keep theirs."
     )
 
     def add_arguments(self, parser):
