@@ -303,7 +303,10 @@ def review_answer(request, review_id):
     correct = review.rating != Review.Rating.AGAIN
     context = {"review": review, "memory": review.memory, "correct": correct, "next_url": next_url}
     if review.memory.kind == Kind.QUESTION:
-        context["choices"] = review.memory.question.choices.order_by("position")
+        context["choices"] = [
+            {"text": c.text, "correct": c.is_correct, "chosen": c.pk == review.chosen_choice_id}
+            for c in review.memory.question.choices.order_by("position")
+        ]
     template = "quiz/review_answer.html" + ("#study-item" if request.htmx else "")
     return render(request, template, context)
 

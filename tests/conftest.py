@@ -3,6 +3,7 @@ import os
 import pytest
 from django.test import Client
 
+from tests.class_factories import make_instructor
 from tests.factories import make_question_set, make_user
 
 
@@ -33,6 +34,18 @@ def learner_client(learner):
 def other_client(other_learner):
     client = Client()
     client.force_login(other_learner)
+    return client
+
+
+@pytest.fixture
+def teacher(db):
+    return make_instructor()
+
+
+@pytest.fixture
+def teacher_client(teacher):
+    client = Client()
+    client.force_login(teacher)
     return client
 
 

@@ -10,13 +10,8 @@ from django.urls import reverse
 from quiz import assignments, grading
 from quiz.assignments import RuleViolation, Status
 from quiz.models import Assignment, AssignmentOverride, Attempt, MemoryState
-from tests.class_factories import NOW, make_assignment, make_classroom, make_instructor, make_quiz_set
+from tests.class_factories import NOW, make_assignment, make_classroom, make_quiz_set
 from tests.factories import correct_number, make_question_set, wrong_number
-
-
-@pytest.fixture
-def teacher(db):
-    return make_instructor()
 
 
 @pytest.fixture

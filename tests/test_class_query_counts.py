@@ -7,22 +7,10 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from quiz.models import Enrollment, User
-from tests.class_factories import make_assignment, make_classroom, make_instructor, make_quiz_set
+from tests.class_factories import make_assignment, make_classroom, make_quiz_set
 from tests.factories import make_question_set
 
 AUTH = 2  # session and user
-
-
-@pytest.fixture
-def teacher(db):
-    return make_instructor()
-
-
-@pytest.fixture
-def teacher_client(teacher):
-    client = Client()
-    client.force_login(teacher)
-    return client
 
 
 def grown_class(teacher, size, learner=None):

@@ -6,24 +6,11 @@ from datetime import timedelta
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.test import Client
 from django.urls import reverse
 
 from quiz.models import Assignment, AssignmentOverride, Classroom, Enrollment, QuizSet, Topic, User
 from tests.class_factories import make_assignment, make_classroom, make_instructor, make_quiz_set
 from tests.factories import make_question_set, make_user
-
-
-@pytest.fixture
-def teacher(db):
-    return make_instructor()
-
-
-@pytest.fixture
-def teacher_client(teacher):
-    client = Client()
-    client.force_login(teacher)
-    return client
 
 
 # --- The instructor role ---------------------------------------------------------------------------

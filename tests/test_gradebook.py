@@ -8,27 +8,13 @@ from statistics import mean
 
 import pytest
 from django.db import connection
-from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
-from django.utils import timezone
 
 from quiz import grading, scheduling, teaching
 from quiz.models import Attempt, AttemptQuestion, Enrollment, MemoryState, User
-from tests.class_factories import NOW, make_assignment, make_classroom, make_instructor, make_quiz_set
+from tests.class_factories import NOW, make_assignment, make_classroom, make_quiz_set
 from tests.factories import make_question_set, make_user
-
-
-@pytest.fixture
-def teacher(db):
-    return make_instructor()
-
-
-@pytest.fixture
-def teacher_client(teacher):
-    client = Client()
-    client.force_login(teacher)
-    return client
 
 
 def take(assignment, learner, picks, start=NOW, seconds=10):

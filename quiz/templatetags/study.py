@@ -35,3 +35,11 @@ def as_wait(value):
 @register.filter
 def percent(value):
     return "" if value is None else f"{round(value * 100)}%"
+
+
+@register.simple_tag(takes_context=True)
+def page_url(context, number):
+    """The current URL's query string with another page number, so filters survive paging."""
+    query = context["request"].GET.copy()
+    query["page"] = number
+    return "?" + query.urlencode()
