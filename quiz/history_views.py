@@ -5,7 +5,6 @@ Every page here shows only the signed-in learner's own rows, and none shows whet
 answer was right while its attempt's answers are hidden (`Attempt.answers_visible`).
 """
 
-import csv
 from datetime import UTC, datetime, time, timedelta
 
 from django import forms
@@ -13,11 +12,11 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import Exists, OuterRef
-from django.http import StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
+from .csv_export import csv_download
 from .models import Attempt, AttemptQuestion, MemoryState, QuestionSet, Review
 from .views import _get_attempt_for_user
 
@@ -114,24 +113,13 @@ CSV_COLUMNS = [
 ]
 
 
-class _Echo:
-    def write(self, value):
-        return value
-
-
 @require_GET
 @login_required
 def download_history(request):
     """The learner's answers (one row per answered quiz slot) then reviews (flashcards, review
     sessions, drill), streamed in chunks. Review rows written by quiz answers are left out:
     they are the answers above, and their rating would tell what a hidden attempt hides."""
-    now = timezone.now()
-    writer = csv.writer(_Echo())
-    response = StreamingHttpResponse(
-        (writer.writerow(row) for row in _history_rows(request.user, now)), content_type="text/csv; charset=utf-8"
-    )
-    response["Content-Disposition"] = 'attachment; filename="my-study-history.csv"'
-    return response
+    return csv_download("my-study-history.csv", _history_rows(request.user, timezone.now()))
 
 
 def _history_rows(user, now):

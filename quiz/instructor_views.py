@@ -5,8 +5,8 @@ Every view is behind `instructor_required` (403 for learners) and fetches throug
 helper that 404s on another instructor's objects.
 """
 
-import csv
 from functools import wraps
+from itertools import chain
 
 from django.conf import settings
 from django.contrib import messages
@@ -15,7 +15,6 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.db import transaction
 from django.db.models import Count, Max
-from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -23,7 +22,14 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
 from . import teaching
-from .forms import AssignmentForm, BankFilterForm, ClassroomForm, OverrideForm, QuizSetForm
+from .csv_export import csv_download
+from .forms import (
+    AssignmentForm,
+    BankFilterForm,
+    ClassroomForm,
+    OverrideForm,
+    QuizSetForm,
+)
 from .models import (
     Assignment,
     AssignmentOverride,
@@ -278,25 +284,6 @@ def gradebook(request, classroom_id):
     return render(request, "instructor/gradebook.html", {"classroom": classroom, "book": book, "sort": sort})
 
 
-class _Echo:
-    def write(self, value):
-        return value
-
-
-def _csv_response(filename, header, rows):
-    writer = csv.writer(_Echo())
-    lines = (writer.writerow(row) for row in [header, *rows]) if isinstance(rows, list) else _lines(writer, header, rows)
-    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
-
-
-def _lines(writer, header, rows):
-    yield writer.writerow(header)
-    for row in rows:
-        yield writer.writerow(row)
-
-
 @instructor_required
 def gradebook_csv(request, classroom_id):
     classroom = _get_classroom(request, classroom_id)
@@ -308,7 +295,7 @@ def gradebook_csv(request, classroom_id):
         [learner.username] + ["" if c.score is None else c.score for c in cells] + [c.status for c in cells]
         for learner, cells in book.rows
     ]
-    return _csv_response(f"gradebook-{classroom.pk}.csv", header, rows)
+    return csv_download(f"gradebook-{classroom.pk}.csv", [header, *rows])
 
 
 @instructor_required
@@ -334,7 +321,7 @@ def responses_csv(request, classroom_id):
         ]
         for slot in slots.iterator(chunk_size=1000)
     )
-    return _csv_response(f"responses-{classroom.pk}.csv", header, rows)
+    return csv_download(f"responses-{classroom.pk}.csv", chain([header], rows))
 
 
 @instructor_required

@@ -285,3 +285,13 @@ def test_due_dates_are_shown_in_the_learners_time_zone(learner_client, learner, 
     html = learner_client.get(reverse("learner_assignment", args=[assignment.pk])).content.decode()
 
     assert "May 5, 2026, 7 p.m." in html  # 19:00 in Tokyo
+
+
+def test_paging_the_bank_keeps_its_filters(teacher_client, teacher):
+    quiz_set = make_quiz_set(teacher, questions=[])
+    wanted = make_question_set("Networking", questions=25)
+    make_question_set("Storage", questions=25)
+
+    html = teacher_client.get(reverse("quiz_set", args=[quiz_set.pk]), {"question_set": wanted.pk}).content.decode()
+
+    assert f"?question_set={wanted.pk}&amp;page=2" in html

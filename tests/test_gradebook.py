@@ -247,3 +247,22 @@ def test_item_analysis_queries_are_fixed(teacher_client, teacher, django_assert_
     # upper/lower groups; roster; recall aggregate
     with django_assert_max_num_queries(12):
         teacher_client.get(reverse("item_analysis", args=[large.pk]))
+
+
+def test_csv_cells_that_look_like_formulas_are_neutralised(teacher_client, teacher):
+    learner = make_user("=HYPERLINK(evil)")
+    classroom = make_classroom(teacher, learners=[learner])
+    question_set = make_question_set(questions=1)
+    question = question_set.questions.get()
+    question.stem = "+SUM(A1:A9) is the question"
+    question.save()
+    assignment = make_assignment(classroom, make_quiz_set(teacher, [question]))
+    take(assignment, learner, (0,))
+
+    gradebook = b"".join(teacher_client.get(reverse("gradebook_csv", args=[classroom.pk])).streaming_content).decode()
+    responses = b"".join(teacher_client.get(reverse("responses_csv", args=[classroom.pk])).streaming_content).decode()
+
+    assert "'=HYPERLINK(evil)" in gradebook
+    rows = list(csv.DictReader(io.StringIO(responses)))
+    assert rows[0]["learner"] == "'=HYPERLINK(evil)"
+    assert rows[0]["question"] == "'+SUM(A1:A9) is the question"
