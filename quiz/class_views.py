@@ -8,7 +8,7 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
-from . import assignments
+from . import assignments, grading
 from .forms import JoinClassForm
 from .models import Attempt
 
@@ -44,6 +44,7 @@ def _get_seen(request, assignment_id):
 
 @login_required
 def learner_assignment(request, assignment_id):
+    grading.schedule_visible_answers(user=request.user)  # after the due date, answers are released
     seen = _get_seen(request, assignment_id)
     attempts = Attempt.objects.for_user(request.user).filter(assignment=seen.assignment).order_by("started_at")
     finished_scores = [attempt.score_percent for attempt in attempts if attempt.is_finished]

@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from . import assignments, stats
+from . import assignments, grading, stats
 from .models import Attempt, Deck, Question, QuestionSet, Topic, User
 
 CHART_WIDTH, CHART_HEIGHT = 600, 140
@@ -25,7 +25,9 @@ def home(request):
     decks = Deck.objects.with_counts_for(request.user)
     if not request.user.is_authenticated:
         return render(request, "quiz/home.html", {"question_sets": sets, "decks": decks})
-    return render(request, "quiz/home.html", dashboard_context(request.user, sets, decks, timezone.now()))
+    now = timezone.now()
+    grading.schedule_visible_answers(user=request.user, now=now)  # answers released since the last visit
+    return render(request, "quiz/home.html", dashboard_context(request.user, sets, decks, now))
 
 
 def dashboard_context(user, sets, decks, now):

@@ -21,9 +21,8 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import push_url
 
-from . import scheduling
+from . import grading, scheduling
 from .forms import DrillAnswerForm, RatingForm, ReviewAnswerForm, StudySettingsForm
-from .grading import rating_for
 from .models import Attempt, Card, Choice, Deck, MemoryState, Question, Review
 from .views import REVIEW_KINDS
 
@@ -149,6 +148,7 @@ def review_due(request):
 
 def _study(request, session):
     now = timezone.now()
+    grading.schedule_visible_answers(user=request.user, now=now)  # answers released since the last visit
     if request.method == "POST":
         return _rate(request, session, now)
     entry, order = session.current_entry(now)
@@ -189,7 +189,7 @@ def _answer_review_question(request, session, shown, now):
         user=request.user,
         kind=Kind.QUESTION,
         item=question,
-        rating=rating_for(choice.is_correct),
+        rating=grading.rating_for(choice.is_correct),
         source=Source.REVIEW,
         now=now,
         expected_reps=shown["reps"],
@@ -276,7 +276,7 @@ def _rate_statement(user, shown, answer, now):
         user=user,
         kind=shown["kind"],
         item=card,
-        rating=rating_for(answer == shown["kind"]),
+        rating=grading.rating_for(answer == shown["kind"]),
         source=Source.DRILL,
         now=now,
         expected_reps=shown["reps"],
@@ -357,6 +357,7 @@ def card_info(request, card_id):
 @require_POST
 @login_required
 def retake_mistakes(request):
+    grading.schedule_visible_answers(user=request.user)
     questions = Question.objects.filter(
         pk__in=MemoryState.objects.for_user(request.user).last_answered_wrong().values("question")
     ).order_by("question_set", "position")

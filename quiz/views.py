@@ -75,6 +75,7 @@ def attempt(request, attempt_id):
     if slot is None:
         if not attempt.is_finished:  # every slot answered but never closed
             attempt.finish()
+            grading.schedule_visible_answers(user=request.user, attempt=attempt)
         return _navigate(request, reverse("attempt_results", args=[attempt.pk]))
     return redirect("attempt_question", attempt_id=attempt.pk, position=slot.position)
 
@@ -116,6 +117,7 @@ def _close_if_time_is_up(request, attempt):
     if attempt.is_finished or not attempt.is_past_deadline():
         return False
     attempt.finish()
+    grading.schedule_visible_answers(user=request.user, attempt=attempt)
     messages.info(request, "Time is up: your attempt was submitted with the answers you had given.")
     return True
 

@@ -44,9 +44,10 @@ def test_home_for_a_learner(learner_client, learner, django_assert_max_num_queri
     many = count_queries(learner_client, "get", reverse("home"))
 
     assert few == many
-    # sets with progress; decks with counts; memory summary (one union); reviews by local day;
-    # close timed attempts past their deadline; assignments (and their overrides, when any)
-    with django_assert_max_num_queries(AUTH + 7):
+    # answers released since the last visit; sets with progress; decks with counts; memory
+    # summary (one union); reviews by local day; close timed attempts past their deadline;
+    # assignments (and their overrides, when any)
+    with django_assert_max_num_queries(AUTH + 8):
         learner_client.get(reverse("home"))
 
 
@@ -82,10 +83,11 @@ def test_question_page(learner_client, learner, questions, django_assert_max_num
 def test_answering(learner_client, learner, questions, django_assert_max_num_queries):
     attempt = start_attempt(learner, make_question_set(questions=questions))
     number = correct_number(attempt.slots.get(position=1))
-    # attempt with set and user; slot; choices; two savepoints, time of the last answer, the
-    # guarded update, "any question left?", release, the slot's answer re-read; then the
-    # question's memory state: read, savepoint, insert, review log row, two releases
-    with django_assert_max_num_queries(AUTH + 16):
+    # attempt with set and user; slot; two savepoints, attempt lock, time of the last answer,
+    # the guarded update, "any question left?", release, the slot's answer re-read; then, in
+    # a savepoint, the slot claimed for scheduling and the question's memory state: read,
+    # savepoint, insert, review log row, releases
+    with django_assert_max_num_queries(AUTH + 19):
         response = learner_client.post(reverse("attempt_question", args=[attempt.pk, 1]), {"choice": number})
     assert response.status_code == 302
 

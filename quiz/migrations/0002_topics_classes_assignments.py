@@ -2,9 +2,10 @@
 
 import django.db.models.deletion
 import django.utils.timezone
-import quiz.models.classes
 from django.conf import settings
 from django.db import migrations, models
+
+import quiz.models.classes
 
 
 class Migration(migrations.Migration):

@@ -147,8 +147,11 @@ class Attempt(models.Model):
     def answers_visible(self, now=None):
         """May the learner see the score, correct answers and explanations yet?
 
-        Every page that shows an attempt's correctness must ask this: an assignment can
-        hold them back until after its due date."""
+        Every page that shows an attempt's correctness must ask this: deferred feedback holds
+        them back until the attempt is finished, and an assignment may hold them back until
+        after its due date."""
+        if not (self.shows_feedback_per_question or self.is_finished):
+            return False
         return self.reveal_at is None or (now or timezone.now()) >= self.reveal_at
 
     def is_past_deadline(self, now=None):
@@ -185,7 +188,9 @@ class Attempt(models.Model):
         shown = slot.shown_choices[number - 1]
         now = now or timezone.now()
         with transaction.atomic():
-            Attempt.objects.select_for_update().filter(pk=self.pk).values_list("pk").get()
+            locked = Attempt.objects.select_for_update().filter(pk=self.pk).values_list("finished_at", flat=True)
+            if locked.get() is not None:
+                return False  # closed meanwhile (its deadline passed, or it was submitted elsewhere)
             previous = self.slots.filter(answered_at__isnull=False).aggregate(last=models.Max("answered_at"))
             since = max(filter(None, [previous["last"], self.started_at]))
             seconds = min(max(int((now - since).total_seconds()), 0), MAX_SECONDS_PER_QUESTION)
@@ -236,6 +241,9 @@ class AttemptQuestion(models.Model):
     is_correct = models.BooleanField(null=True)
     answered_at = models.DateTimeField(null=True, blank=True)
     seconds_spent = models.PositiveIntegerField(null=True, blank=True)
+    # When this answer entered the spaced-repetition queue: only once the learner may see its
+    # feedback (right away, at the end of the attempt, or after the assignment's due date).
+    scheduled_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["attempt", "position"]

@@ -1,0 +1,72 @@
+"""A quiz answer enters the spaced-repetition queue only once the learner may see its
+feedback: at once, at the end of the attempt, or after the assignment's due date."""
+
+from datetime import timedelta
+
+from django.urls import reverse
+
+from quiz import assignments, grading
+from quiz.models import Attempt, Review
+from tests.class_factories import NOW, make_assignment, make_classroom
+from tests.factories import correct_number, make_question_set, start_attempt, wrong_number
+
+
+def answer(attempt, position, right, now=NOW):
+    slot = attempt.slots.get(position=position)
+    grading.submit_answer(attempt=attempt, slot=slot, number=correct_number(slot) if right else wrong_number(slot), now=now)
+
+
+def test_immediate_feedback_schedules_each_answer_at_once(learner):
+    attempt = start_attempt(learner, make_question_set(questions=2))
+
+    answer(attempt, 1, right=False)
+
+    assert Review.objects.filter(user=learner, source="quiz").count() == 1
+
+
+def test_deferred_feedback_schedules_nothing_until_the_attempt_ends(learner, learner_client):
+    attempt = start_attempt(learner, make_question_set(questions=2), feedback=Attempt.Feedback.DEFERRED)
+
+    answer(attempt, 1, right=False)
+
+    assert not Review.objects.exists()
+    home = learner_client.get(reverse("home")).content.decode()
+    assert "Retake my mistakes" not in home
+    csv_rows = b"".join(learner_client.get(reverse("download_history")).streaming_content).decode()
+    assert ",no," not in csv_rows and "yes" not in csv_rows
+
+    answer(attempt, 2, right=True)
+
+    ratings = sorted(Review.objects.filter(user=learner).values_list("rating", flat=True))
+    assert ratings == [Review.Rating.AGAIN, Review.Rating.GOOD]
+
+
+def test_answers_held_until_the_due_date_are_scheduled_after_it_once(learner, teacher):
+    classroom = make_classroom(teacher, learners=[learner])
+    assignment = make_assignment(classroom, feedback_timing="after_due")
+    seen = assignments.get_learner_assignment(user=learner, assignment_id=assignment.pk, now=NOW)
+    attempt = assignments.start_attempt(user=learner, seen=seen, now=NOW)
+    for position in (1, 2, 3):
+        answer(attempt, position, right=position != 2)
+    assert not Review.objects.exists()
+
+    grading.schedule_visible_answers(user=learner, now=assignment.due_at - timedelta(minutes=1))
+    assert not Review.objects.exists()
+    grading.schedule_visible_answers(user=learner, now=assignment.due_at + timedelta(minutes=1))
+    grading.schedule_visible_answers(user=learner, now=assignment.due_at + timedelta(minutes=2))
+
+    assert Review.objects.filter(user=learner, source="quiz").count() == 3
+    assert Review.objects.filter(rating=Review.Rating.AGAIN).count() == 1
+
+
+def test_a_timed_out_attempt_is_scheduled_when_closed(learner, teacher):
+    classroom = make_classroom(teacher, learners=[learner])
+    assignment = make_assignment(classroom, time_limit=timedelta(minutes=5), feedback_timing="after_attempt")
+    seen = assignments.get_learner_assignment(user=learner, assignment_id=assignment.pk, now=NOW)
+    attempt = assignments.start_attempt(user=learner, seen=seen, now=NOW)
+    answer(attempt, 1, right=True, now=NOW + timedelta(minutes=1))
+
+    assignments.learner_assignments(user=learner, now=NOW + timedelta(hours=1))  # closes it in bulk
+    grading.schedule_visible_answers(user=learner, now=NOW + timedelta(hours=1))
+
+    assert Review.objects.filter(user=learner).count() == 1
