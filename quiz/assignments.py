@@ -115,6 +115,9 @@ def start_attempt(*, user, seen, now=None, rng=None):
         raise RuleViolation("This assignment is not open yet.")
     if seen.attempts_left == 0:
         raise RuleViolation("You have used all your attempts for this assignment.")
+    if _answers_released_at_due(assignment) and now >= rules.due_at:
+        # After the due date its answers are shown; a new attempt would be answered from them.
+        raise RuleViolation("This assignment closed on its due date, and its answers are now shown.")
     rng = rng or random
     questions = assignment.quiz_set.questions_for_attempt(rng)
     if not questions:
@@ -129,6 +132,30 @@ def start_attempt(*, user, seen, now=None, rng=None):
         return Attempt.objects.get(user=user, assignment=assignment, finished_at__isnull=True)
 
 
+def _answers_released_at_due(assignment):
+    return assignment.feedback_timing == Assignment.FeedbackTiming.AFTER_DUE
+
+
+def timing_for(assignment, rules, started_at):
+    """Deadline, due date and reveal time of an attempt started at `started_at` under `rules`."""
+    deadline = started_at + rules.time_limit if rules.time_limit else None
+    reveal_at = None
+    if _answers_released_at_due(assignment):
+        # Answers are shown from the due date on, so an attempt still open then must close.
+        deadline = min(deadline, rules.due_at) if deadline else rules.due_at
+        reveal_at = rules.due_at
+    return {"deadline": deadline, "due_at": rules.due_at, "reveal_at": reveal_at}
+
+
+def apply_rules_to_open_attempts(*, assignment, learner):
+    """After an override changes, bring the learner's attempt in progress under the new rules
+    (extra time given mid-attempt counts at once)."""
+    override = assignment.overrides.filter(learner=learner).first()
+    rules = assignment.rules_for(override)
+    for attempt in Attempt.objects.filter(assignment=assignment, user=learner, finished_at__isnull=True):
+        Attempt.objects.filter(pk=attempt.pk).update(**timing_for(assignment, rules, attempt.started_at))
+
+
 def _create(user, assignment, rules, questions, order_rng, timing, now):
     return Attempt.objects.create_with_slots(
         user=user,
@@ -138,9 +165,7 @@ def _create(user, assignment, rules, questions, order_rng, timing, now):
         assignment=assignment,
         title=assignment.title,
         started_at=now,
-        due_at=rules.due_at,
-        deadline=now + rules.time_limit if rules.time_limit else None,
-        reveal_at=rules.due_at if assignment.feedback_timing == timing.AFTER_DUE else None,
+        **timing_for(assignment, rules, now),
     )
 
 

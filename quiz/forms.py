@@ -125,10 +125,21 @@ class BankFilterForm(forms.Form):
 
 
 class LocalDateTimeField(forms.DateTimeField):
-    """A datetime-local input read in the instructor's own time zone."""
+    """A datetime-local input read in the instructor's own time zone, within years 1900-9998
+    (at the edges of the calendar, converting between time zones overflows)."""
 
     widget = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")
     input_formats = ["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"]
+    out_of_range = "Enter a date between the years 1900 and 9998."
+
+    def to_python(self, value):
+        try:
+            moment = super().to_python(value)
+        except OverflowError:
+            raise forms.ValidationError(self.out_of_range) from None
+        if moment is not None and not 1900 <= moment.year <= 9998:
+            raise forms.ValidationError(self.out_of_range)
+        return moment
 
 
 class MinutesField(forms.IntegerField):
@@ -151,6 +162,9 @@ class AssignmentForm(forms.ModelForm):
     opens_at = LocalDateTimeField(label="Opens")
     due_at = LocalDateTimeField(label="Due")
     time_limit = MinutesField(label="Time limit (minutes)")
+    max_attempts = forms.IntegerField(
+        min_value=1, max_value=100, required=False, label="Attempts allowed", help_text="Empty = unlimited"
+    )
 
     class Meta:
         model = Assignment
@@ -169,6 +183,8 @@ class AssignmentForm(forms.ModelForm):
             self.add_error("due_at", "The due date must be after the opening date.")
         if not data.get("title") and data.get("quiz_set"):
             data["title"] = data["quiz_set"].title
+        if data.get("quiz_set") and not data["quiz_set"].entries.exists():
+            self.add_error("quiz_set", "This quiz set has no questions yet: add some before assigning it.")
         return data
 
 

@@ -21,7 +21,7 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
-from . import teaching
+from . import assignments, teaching
 from .csv_export import csv_download
 from .forms import (
     AssignmentForm,
@@ -94,7 +94,7 @@ def teach_home(request):
 def create_classroom(request):
     form = ClassroomForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "A class needs a name.")
+        messages.error(request, " ".join(form.errors["name"]))
         return redirect("teach_home")
     classroom = form.save(commit=False)
     classroom.owner = request.user
@@ -132,8 +132,16 @@ def new_code(request, classroom_id):
 def remove_learner(request, classroom_id, learner_id):
     classroom = _get_classroom(request, classroom_id)
     learner = _get_learner(classroom, learner_id)
-    Enrollment.objects.filter(classroom=classroom, learner=learner).delete()
-    messages.success(request, f"{learner.username} was removed from {classroom.name}. Their attempts are kept.")
+    with transaction.atomic():
+        Enrollment.objects.filter(classroom=classroom, learner=learner).delete()
+        # Work in progress is submitted as it stands: a removed learner answers no more.
+        for attempt in Attempt.objects.filter(assignment__classroom=classroom, user=learner, finished_at=None):
+            attempt.finish()
+    messages.success(
+        request,
+        f"{learner.username} was removed from {classroom.name}; their attempts are kept. "
+        "To keep them from joining again, make a new join code.",
+    )
     return redirect(classroom)
 
 
@@ -184,7 +192,8 @@ def quiz_set(request, quiz_set_id):
 @instructor_required
 def quiz_set_add(request, quiz_set_id):
     quiz_set = _get_quiz_set(request, quiz_set_id)
-    ids = [int(value) for value in request.POST.getlist("question") if value.isdigit()]
+    # ASCII digits of a sane length only: "²".isdigit() is true, and int() refuses it.
+    ids = [int(v) for v in request.POST.getlist("question") if v.isascii() and v.isdigit() and len(v) <= 12]
     questions = Question.objects.filter(pk__in=ids).exclude(quiz_set_entries__quiz_set=quiz_set).order_by("pk")
     with transaction.atomic():
         last = quiz_set.entries.aggregate(last=Max("position"))["last"] or 0
@@ -259,6 +268,7 @@ def assignment(request, assignment_id):
             learner=data["learner"],
             defaults={name: data[name] for name in ("opens_at", "due_at", "time_limit", "max_attempts")},
         )
+        assignments.apply_rules_to_open_attempts(assignment=assignment, learner=data["learner"])
         messages.success(request, f"Rules for {data['learner'].username} saved.")
         return redirect("assignment", assignment_id=assignment.pk)
     overrides = assignment.overrides.select_related("learner").order_by("learner__username")
@@ -270,7 +280,9 @@ def assignment(request, assignment_id):
 @instructor_required
 def delete_override(request, assignment_id, override_id):
     assignment = _get_assignment(request, assignment_id)
-    get_object_or_404(assignment.overrides, pk=override_id).delete()
+    override = get_object_or_404(assignment.overrides.select_related("learner"), pk=override_id)
+    override.delete()
+    assignments.apply_rules_to_open_attempts(assignment=assignment, learner=override.learner)
     return redirect("assignment", assignment_id=assignment.pk)
 
 

@@ -258,10 +258,15 @@ def _missed_part(questions, user, now):
 
 
 def _myths_part(mine):
-    believed = mine.filter(kind=Kind.MYTH).filter(Q(last_rating=Review.Rating.AGAIN) | Q(lapses__gt=0))
+    # Every Again in the drill is a time the myth was believed. `lapses` would miss most of
+    # them: FSRS counts a lapse only for Again on an item already in its Review phase.
+    times_believed = count_of(
+        Review.objects.filter(memory=OuterRef("pk"), source=Review.Source.DRILL, rating=Review.Rating.AGAIN)
+    )
+    believed = mine.filter(kind=Kind.MYTH).annotate(n_believed=times_believed).filter(n_believed__gt=0)
     return _part(
         believed, "myth", F("card_id"), F("card__misconception"), F("card__deck_id"),
-        answers=Max("reps"), correct=Max("lapses"), at_risk=Max("last_rating"),
+        answers=Max("reps"), correct=Max("n_believed"), at_risk=Max("last_rating"),
     )
 
 

@@ -10,11 +10,20 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from statistics import median
 
-from django.db.models import Avg, Count, Q
+from django.db.models import Avg, Count, F, OuterRef, Q, Subquery
 
 from . import scheduling
 from .assignments import Status, counted_score, status_of
-from .models import AssignmentOverride, Attempt, AttemptQuestion, Choice, MemoryState, Question
+from .models import (
+    Assignment,
+    AssignmentOverride,
+    Attempt,
+    AttemptQuestion,
+    Choice,
+    MemoryState,
+    Question,
+    QuizSetQuestion,
+)
 
 # Kelley's classic split for the discrimination index: the top and bottom 27% of learners.
 DISCRIMINATION_GROUP = 0.27
@@ -29,6 +38,8 @@ class Cell:
     score: int | None
     status: str
     attempts: int
+    finished: int = 0
+    late: bool = False  # the attempt that counts (any, for an average) was submitted late
 
 
 @dataclass
@@ -74,12 +85,26 @@ def _cell(assignment, learner, attempts, override, now):
     on_time = sum(1 for a in finished if not a.is_late)
     status = status_of(assignment.rules_for(override), len(finished), on_time, open_attempt, now)
     score = counted_score([a.score_percent for a in finished], assignment.grading)
-    return Cell(assignment, learner, score, status, len(attempts))
+    late = any(a.is_late for a in _counted_attempts(finished, assignment.grading))
+    if late and status == Status.SUBMITTED:
+        status = Status.LATE
+    return Cell(assignment, learner, score, status, len(attempts), finished=len(finished), late=late)
+
+
+def _counted_attempts(finished, grading):
+    """The attempts the grading rule takes its score from (all of them for an average)."""
+    if not finished:
+        return []
+    if grading == Assignment.Grading.AVERAGE:
+        return finished
+    if grading == Assignment.Grading.BEST:
+        return [max(finished, key=lambda a: a.score_percent)]  # the earliest of equal bests
+    return [finished[0] if grading == Assignment.Grading.FIRST else finished[-1]]
 
 
 def _column(assignment, cells):
     scores = [cell.score for cell in cells if cell.score is not None]
-    done = sum(1 for cell in cells if cell.status in (Status.SUBMITTED, Status.LATE))
+    done = sum(1 for cell in cells if cell.finished)  # retrying after a submission still counts
     return Column(
         assignment=assignment,
         average=round(sum(scores) / len(scores), 1) if scores else None,
@@ -136,20 +161,28 @@ class LearnerRecall:
 
 
 def analysed_attempts(assignment):
-    """Each learner's first finished attempt: what they knew, before practice on the same quiz."""
+    """Each current learner's first finished attempt: what they knew before practising the quiz."""
     first = {}
-    for attempt in Attempt.objects.filter(assignment=assignment, finished_at__isnull=False).order_by(
-        "started_at"
-    ).only("pk", "user_id", "correct_count", "question_count"):
+    attempts = Attempt.objects.filter(
+        assignment=assignment, finished_at__isnull=False, user__enrollments__classroom=assignment.classroom
+    )
+    for attempt in attempts.order_by("started_at").only("pk", "user_id", "correct_count", "question_count"):
         first.setdefault(attempt.user_id, attempt)
     return list(first.values())
 
 
 def item_analysis(*, assignment):
-    """Facility, discrimination, distractors and median time per question. Six queries."""
+    """Facility, discrimination, distractors and median time per question. Eight queries."""
+    Attempt.objects.filter(assignment=assignment).close_expired()
     attempts = analysed_attempts(assignment)
+    answered = AttemptQuestion.objects.filter(attempt__in=[a.pk for a in attempts]).values("question")
+    in_set = QuizSetQuestion.objects.filter(quiz_set=assignment.quiz_set, question=OuterRef("pk"))
+    # The set's questions in its order, then any since removed from it that learners answered.
     questions = list(
-        Question.objects.filter(quiz_set_entries__quiz_set=assignment.quiz_set).order_by("quiz_set_entries__position")
+        Question.objects.filter(Q(quiz_set_entries__quiz_set=assignment.quiz_set) | Q(pk__in=answered))
+        .distinct()
+        .annotate(set_position=Subquery(in_set.values("position")[:1]))
+        .order_by(F("set_position").asc(nulls_last=True), "pk")
     )
     choices = defaultdict(list)
     for choice in Choice.objects.filter(question__in=questions).order_by("position"):

@@ -265,3 +265,26 @@ def test_feedback_after_the_attempt_waits_for_the_end(learner, learner_client, c
 
     assert "Correct!" not in response.content.decode()
     assert "Question 2 of 3" in response.content.decode()
+
+
+# --- Found in review --------------------------------------------------------------------------------
+
+def test_answers_shown_after_the_due_date_close_the_assignment_then(learner, classroom):
+    assignment = make_assignment(classroom, feedback_timing=Assignment.FeedbackTiming.AFTER_DUE)
+    attempt = start(learner, assignment, now=assignment.due_at - timedelta(minutes=30))
+
+    assert attempt.deadline == assignment.due_at  # an attempt still open at the due date closes
+    answer_all(attempt, assignment.due_at - timedelta(minutes=10))
+    with pytest.raises(RuleViolation, match="closed on its due date"):
+        start(learner, assignment, now=assignment.due_at + timedelta(minutes=1))
+
+
+def test_extra_time_given_mid_attempt_counts_at_once(learner, classroom):
+    assignment = make_assignment(classroom, time_limit=timedelta(minutes=10))
+    attempt = start(learner, assignment)
+
+    AssignmentOverride.objects.create(assignment=assignment, learner=learner, time_limit=timedelta(minutes=60))
+    assignments.apply_rules_to_open_attempts(assignment=assignment, learner=learner)
+
+    attempt.refresh_from_db()
+    assert attempt.deadline == NOW + timedelta(minutes=60)

@@ -295,3 +295,50 @@ def test_paging_the_bank_keeps_its_filters(teacher_client, teacher):
     html = teacher_client.get(reverse("quiz_set", args=[quiz_set.pk]), {"question_set": wanted.pk}).content.decode()
 
     assert f"?question_set={wanted.pk}&amp;page=2" in html
+
+
+@pytest.mark.parametrize("value", ["²", "99999999999999999999999", "-1", "x"])
+def test_adding_odd_question_ids_adds_nothing_and_is_not_an_error(teacher_client, teacher, value):
+    quiz_set = make_quiz_set(teacher, questions=[])
+
+    response = teacher_client.post(reverse("quiz_set_add", args=[quiz_set.pk]), {"question": value})
+
+    assert response.status_code == 302
+    assert not quiz_set.entries.exists()
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"due_at": "9999-12-31T23:59"}, "between the years 1900 and 9998"),
+    ({"opens_at": "0001-01-01T00:00"}, "between the years 1900 and 9998"),
+    ({"max_attempts": "0"}, "greater than or equal to 1"),
+])
+def test_assignment_limits_are_refused_with_a_message(teacher_client, teacher, changes, message):
+    teacher.time_zone = "America/New_York"
+    teacher.save()
+    classroom = make_classroom(teacher)
+
+    response = teacher_client.post(
+        reverse("new_assignment", args=[classroom.pk]), assignment_data(make_quiz_set(teacher), **changes)
+    )
+
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert not Assignment.objects.exists()
+
+
+def test_an_empty_quiz_set_cannot_be_assigned(teacher_client, teacher):
+    classroom = make_classroom(teacher)
+
+    response = teacher_client.post(
+        reverse("new_assignment", args=[classroom.pk]), assignment_data(make_quiz_set(teacher, questions=[]))
+    )
+
+    assert response.status_code == 400
+    assert "no questions yet" in response.content.decode()
+
+
+def test_a_class_name_too_long_gets_its_own_message(teacher_client):
+    response = teacher_client.post(reverse("create_classroom"), {"name": "x" * 300}, follow=True)
+
+    assert "at most 200 characters" in response.content.decode()
+    assert not Classroom.objects.exists()

@@ -187,6 +187,23 @@ def test_most_missed_questions_and_believed_myths_link_to_retake_and_drill(clien
     assert reverse("drill", args=[deck.pk]) in html
 
 
+def test_a_myth_believed_while_still_learning_it_is_listed_with_each_time_counted(client, learner, clock):
+    deck = make_deck(cards=1)
+    card = deck.cards.get()
+    # Again in the learning phase is no FSRS lapse, yet each one is a time the myth was believed.
+    for minutes, rating in ((40, 1), (30, 1), (20, 1), (10, 3)):
+        scheduling.rate(
+            user=learner, kind=Kind.MYTH, item=card, rating=rating, source=Review.Source.DRILL,
+            now=NOW - timedelta(minutes=minutes),
+        )
+
+    summary = stats.memory_summary(user=learner, now=NOW)
+    html = dashboard(client, learner).content.decode()
+
+    assert [(p.key, p.wrong, p.believed_now) for p in summary.myths] == [(card.pk, 3, False)]
+    assert "believed 3 times" in html
+
+
 def test_study_now_goes_to_due_reviews_then_the_weakest_deck(client, learner, clock):
     deck = make_deck("Only deck", cards=2)
     html = dashboard(client, learner).content.decode()
@@ -323,8 +340,9 @@ def test_the_dashboard_runs_the_same_queries_with_10_and_10000_answers(
     # session; user; question sets with best score and open attempt; decks with their counts;
     # the memory rollup (mastery, forecast, mistakes, most missed, myths: one UNION ALL);
     # reviews by day for the heatmap, streak and accuracy; close expired timed attempts;
-    # the learner's assignments (their overrides are one more query when there are any)
-    with django_assert_max_num_queries(AUTH + 6):
+    # the learner's assignments (their overrides are one more query when there are any);
+    # quiz answers whose feedback became visible since the last visit, to schedule (none here)
+    with django_assert_max_num_queries(AUTH + 7):
         client.get(reverse("home"))
 
 

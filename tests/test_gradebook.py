@@ -243,9 +243,9 @@ def test_item_analysis_queries_are_fixed(teacher_client, teacher, django_assert_
     assert count(teacher_client, reverse("item_analysis", args=[small.pk])) == count(
         teacher_client, reverse("item_analysis", args=[large.pk])
     )
-    # session, user; assignment; first attempts; questions; choices; facility; picks; times;
-    # upper/lower groups; roster; recall aggregate
-    with django_assert_max_num_queries(12):
+    # session, user; assignment; close expired attempts; first attempts; questions; choices;
+    # facility; picks; times; upper/lower groups; roster; recall aggregate
+    with django_assert_max_num_queries(13):
         teacher_client.get(reverse("item_analysis", args=[large.pk]))
 
 
@@ -266,3 +266,51 @@ def test_csv_cells_that_look_like_formulas_are_neutralised(teacher_client, teach
     rows = list(csv.DictReader(io.StringIO(responses)))
     assert rows[0]["learner"] == "'=HYPERLINK(evil)"
     assert rows[0]["question"] == "'+SUM(A1:A9) is the question"
+
+
+def test_a_late_attempt_that_counts_is_marked_late(teacher):
+    ann = make_user("late_ann")
+    classroom = make_classroom(teacher, learners=[ann])
+    assignment = make_assignment(classroom, make_quiz_set(teacher, make_question_set(questions=3).questions.all()))
+    take(assignment, ann, (3, 3, 3))  # on time, 0%
+    late = take(assignment, ann, (0, 1, 2), start=assignment.due_at + timedelta(hours=1))  # late, 100%
+
+    cell = teaching.gradebook(classroom=classroom, now=assignment.due_at + timedelta(days=1)).rows[0][1][0]
+
+    assert late.is_late
+    assert (cell.score, cell.status, cell.late) == (100, "late", True)
+
+
+def test_a_learner_retrying_after_a_submission_counts_as_complete(teacher):
+    ann = make_user("retry_ann")
+    classroom = make_classroom(teacher, learners=[ann])
+    assignment = make_assignment(classroom, make_quiz_set(teacher, make_question_set(questions=2).questions.all()))
+    take(assignment, ann, (0, 0))
+    Attempt.objects.create_with_slots(user=ann, questions=assignment.quiz_set.questions_for_attempt(),
+                                      feedback="immediate", rng=_KeepOrder(), assignment=assignment)
+
+    book = teaching.gradebook(classroom=classroom, now=NOW)
+
+    assert book.columns[0].completion == 100
+
+
+def test_item_analysis_keeps_a_question_removed_from_the_set_after_learners_answered_it(analysed):
+    analysed.quiz_set.entries.order_by("position").first().delete()
+
+    items = teaching.item_analysis(assignment=analysed)
+
+    assert len(items) == 3
+    assert items[-1].answered == 5  # the removed question, listed last
+
+
+def test_removing_a_learner_submits_their_attempt_in_progress(teacher_client, teacher):
+    ann = make_user("removed_ann")
+    classroom = make_classroom(teacher, learners=[ann])
+    assignment = make_assignment(classroom)
+    attempt = Attempt.objects.create_with_slots(user=ann, questions=assignment.quiz_set.questions_for_attempt(),
+                                                feedback="immediate", rng=_KeepOrder(), assignment=assignment)
+
+    teacher_client.post(reverse("remove_learner", args=[classroom.pk, ann.pk]))
+
+    attempt.refresh_from_db()
+    assert attempt.is_finished
