@@ -1,6 +1,13 @@
 from django.urls import path
 
-from . import class_views, dashboard_views, history_views, instructor_views, study_views, views
+from . import (
+    class_views,
+    dashboard_views,
+    history_views,
+    instructor_views,
+    study_views,
+    views,
+)
 
 urlpatterns = [
     path("", dashboard_views.home, name="home"),
