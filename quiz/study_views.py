@@ -160,7 +160,9 @@ def _rate(request, session, now):
     if shown and shown["kind"] == Kind.QUESTION:
         return _answer_review_question(request, session, shown, now)
     form = RatingForm(request.POST)
-    if not form.is_valid() or not shown or shown["item"] != form.cleaned_data["item"]:
+    if not form.is_valid():
+        return _refuse(request, session, now, "Rate the card with Again, Hard, Good or Easy.")
+    if not shown or shown["item"] != form.cleaned_data["item"]:
         return _refuse(request, session, now, "That card is no longer the one shown, so the rating was not saved.")
     card = Card.objects.filter(pk=shown["item"]).first()
     review = card and scheduling.rate(

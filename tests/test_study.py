@@ -124,6 +124,7 @@ def test_a_malformed_rating_is_refused(learner_client, deck, rating):
     response = learner_client.post(study_url(deck), {"item": card_id, "rating": rating})
 
     assert response.status_code == 409
+    assert "Again, Hard, Good or Easy" in response.content.decode()
     assert not Review.objects.exists()
 
 
