@@ -5,12 +5,13 @@ Every page here shows only the signed-in learner's own rows, and none shows whet
 answer was right while its attempt's answers are hidden (`Attempt.answers_visible`).
 """
 
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
 from django import forms
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db.models import Exists, OuterRef
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -47,14 +48,32 @@ def _later_right_answers(user):
     )
 
 
+# Midnight of a day in the learner's time zone, and of the day after, must be a datetime in
+# UTC too: 0001-01-01 in Tokyo or the day after 9999-12-31 is not (OverflowError, a 500).
+EARLIEST_DAY, LATEST_DAY = date(1900, 1, 1), date(9998, 12, 31)
+OUT_OF_RANGE = f"Pick a date between {EARLIEST_DAY.isoformat()} and {LATEST_DAY.isoformat()}."
+
+
+def _day_field(label):
+    return forms.DateField(
+        required=False,
+        label=label,
+        widget=forms.DateInput(attrs={"type": "date", "min": EARLIEST_DAY.isoformat(), "max": LATEST_DAY.isoformat()}),
+        validators=[
+            MinValueValidator(EARLIEST_DAY, message=OUT_OF_RANGE),
+            MaxValueValidator(LATEST_DAY, message=OUT_OF_RANGE),
+        ],
+    )
+
+
 class AttemptFilterForm(forms.Form):
     """The filters of "My attempts", from the query string; dates are the learner's days."""
 
     question_set = forms.ModelChoiceField(
         QuestionSet.objects.all(), required=False, empty_label="All sets", label="Set"
     )
-    start = forms.DateField(required=False, label="From", widget=forms.DateInput(attrs={"type": "date"}))
-    end = forms.DateField(required=False, label="To", widget=forms.DateInput(attrs={"type": "date"}))
+    start = _day_field("From")
+    end = _day_field("To")
 
     def clean(self):
         cleaned = super().clean()
@@ -141,7 +160,7 @@ def _history_rows(user, now):
     reviews = (
         Review.objects.filter(user=user)
         .exclude(source=Review.Source.QUIZ)
-        .select_related("memory__card__deck", "memory__question__question_set")
+        .select_related("memory__card__deck", "memory__question__question_set", "chosen_choice")
         .order_by("reviewed_at", "pk")
     )
     for review in reviews.iterator(chunk_size=2000):
@@ -154,7 +173,7 @@ def _history_rows(user, now):
         seconds = "" if review.duration_ms is None else round(review.duration_ms / 1000, 1)
         yield [
             "review", _utc(review.reviewed_at), memory.kind, parent, item.key, text, "", "",
-            review.answer,
+            review.chosen_choice.text if review.chosen_choice else review.answer,
             "yes" if review.rating > Review.Rating.AGAIN else "no",
             review.get_rating_display(), seconds, review.source,
         ]

@@ -5,15 +5,19 @@ import io
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from quiz.models import Attempt
+from quiz import scheduling
+from quiz.models import Attempt, MemoryState, Review
 from tests.factories import (
     answer_all,
     answer_at,
     make_deck,
     make_question_set,
+    make_user,
     rate_item,
     start_attempt,
 )
@@ -53,6 +57,31 @@ def test_bad_filters_get_a_clear_message_never_a_500(learner_client, learner, qu
     assert response.status_code == 400
     assert message in response.content.decode()
     assert list(response.context["page"]) == []
+
+
+@pytest.fixture
+def tokyo_learner(db):
+    return make_user("taro", time_zone="Asia/Tokyo")  # ahead of UTC: 0001-01-01 00:00 there is before year 1 in UTC
+
+
+@pytest.mark.parametrize("query", [{"end": "9999-12-31"}, {"start": "0001-01-01"}, {"start": "1899-12-31"}])
+def test_dates_beyond_what_the_calendar_can_convert_are_refused_not_a_500(client, tokyo_learner, query):
+    client.force_login(tokyo_learner)
+
+    response = client.get(reverse("attempt_list"), query)
+
+    assert response.status_code == 400
+    assert "Pick a date between 1900-01-01 and 9998-12-31." in response.content.decode()
+
+
+def test_the_first_and_last_days_allowed_filter_normally(client, tokyo_learner, question_set):
+    answer_all(start_attempt(tokyo_learner, question_set))
+    client.force_login(tokyo_learner)
+
+    response = client.get(reverse("attempt_list"), {"start": "1900-01-01", "end": "9998-12-31"})
+
+    assert response.status_code == 200
+    assert len(response.context["page"]) == 1
 
 
 def test_the_list_hides_a_score_until_answers_are_visible(learner_client, learner, question_set):
@@ -148,6 +177,46 @@ def test_the_csv_holds_the_learners_answers_and_reviews(learner_client, learner,
         "record", "when_utc", "item_kind", "set_or_deck", "item_key", "item_text", "attempt_id", "position",
         "chosen", "correct", "rating", "seconds", "source",
     ]
+
+
+def _answer_in_a_review_session(learner, question, right, at):
+    choice = question.choices.filter(is_correct=right).order_by("position").first()
+    scheduling.rate(
+        user=learner, kind=MemoryState.Kind.QUESTION, item=question, rating=3 if right else 1,
+        source=Review.Source.REVIEW, now=at, chosen_choice=choice,
+    )
+    return choice
+
+
+def test_the_csv_names_the_choice_picked_in_a_review_session(learner_client, learner, question_set):
+    first, second = question_set.questions.order_by("position")[:2]
+    now = timezone.now()
+    wrong = _answer_in_a_review_session(learner, first, right=False, at=now - timedelta(minutes=2))
+    right = _answer_in_a_review_session(learner, second, right=True, at=now - timedelta(minutes=1))
+
+    rows = _csv(learner_client)
+
+    assert [(row["source"], row["chosen"], row["correct"]) for row in rows] == [
+        ("review", wrong.text, "no"), ("review", right.text, "yes")
+    ]
+
+
+def test_the_csv_runs_the_same_queries_however_many_review_answers(learner_client, learner):
+    questions = list(make_question_set(questions=12).questions.order_by("position"))
+    now = timezone.now()
+    _answer_in_a_review_session(learner, questions[0], right=True, at=now)
+    few = _csv_queries(learner_client)
+    for minutes, question in enumerate(questions[1:], start=1):
+        _answer_in_a_review_session(learner, question, right=False, at=now - timedelta(minutes=minutes))
+
+    # session; user; the answered quiz slots; the reviews with their item and chosen choice
+    assert _csv_queries(learner_client) == few == 4
+
+
+def _csv_queries(client):
+    with CaptureQueriesContext(connection) as queries:
+        _csv(client)
+    return len(queries)
 
 
 def test_the_csv_leaves_out_correctness_while_answers_are_hidden(learner_client, learner, question_set):
