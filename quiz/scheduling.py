@@ -22,6 +22,7 @@ from django.db.models import (
     Min,
     OuterRef,
     Q,
+    Subquery,
     Value,
 )
 from django.db.models.functions import Floor, Greatest, Power
@@ -277,27 +278,39 @@ def _next_new(user, scope, now, rng):
 
 
 def _next_new_statement(scope, studied, rng):
-    """A card statement not yet drilled. Which of myth and fact comes first is a coin toss,
-    so answering "Myth" every time scores about half."""
-    card = (
+    """A card statement not yet drilled, from a random card.
+
+    Cards with neither statement drilled come first, so a card's myth and fact are not shown
+    back to back (the second would give itself away); which of the two comes first is a coin
+    toss, so answering "Myth" every time scores about half. Then the remaining statements,
+    never the card drilled last while another is left, for the same reason.
+    """
+    rng = rng or random
+    drilled = studied.filter(kind__in=(Kind.MYTH, Kind.FACT))
+    candidates = list(
         scope.cards()
+        .exclude(misconception="")
         .annotate(
             myth_seen=Exists(studied.filter(kind=Kind.MYTH)),
             fact_seen=Exists(studied.filter(kind=Kind.FACT)),
+            seen_at=Subquery(drilled.order_by("-last_review").values("last_review")[:1]),
         )
         .filter(Q(myth_seen=False) | Q(fact_seen=False))
-        .exclude(misconception="")
-        .select_related("deck")
-        .order_by("deck", "position")
-        .first()
+        .order_by("pk")
+        .values_list("pk", "myth_seen", "fact_seen", "seen_at")
     )
-    if card is None:
+    fresh = [row for row in candidates if not (row[1] or row[2])]
+    if fresh:
+        pk, *_ = rng.choice(fresh)
+        kind = rng.choice([Kind.MYTH, Kind.FACT])
+    elif candidates:
+        latest = max(row[3] for row in candidates)
+        others = [row for row in candidates if row[3] != latest] or candidates
+        pk, myth_seen, _, _ = rng.choice(others)
+        kind = Kind.FACT if myth_seen else Kind.MYTH
+    else:
         return None
-    if card.myth_seen:
-        return QueueEntry(Kind.FACT, card, None)
-    if card.fact_seen:
-        return QueueEntry(Kind.MYTH, card, None)
-    return QueueEntry((rng or random).choice([Kind.MYTH, Kind.FACT]), card, None)
+    return QueueEntry(kind, scope.cards().select_related("deck").get(pk=pk), None)
 
 
 def queue_status(*, user, scope, now=None):
