@@ -78,12 +78,12 @@ def snapshot(memory):
     return data
 
 
-def restore(memory, data):
-    for name in SNAPSHOT_FIELDS:
-        value = data[name]
-        if name in ("due", "last_review") and value:
-            value = datetime.fromisoformat(value)
-        setattr(memory, name, value)
+def restored(data):
+    """The field values a snapshot records, ready for `update()`."""
+    values = {name: data[name] for name in SNAPSHOT_FIELDS}
+    for name in ("due", "last_review"):
+        values[name] = datetime.fromisoformat(values[name]) if values[name] else None
+    return values
 
 
 def retrievability(memory, now):
@@ -175,26 +175,48 @@ def _save_guarded(memory, was_new):
     return bool(updated)
 
 
-def undo_last(*, user, sources=(Review.Source.STUDY, Review.Source.DRILL)):
-    """Take back the learner's last flashcard or drill rating: restore the state it replaced
-    and delete its log row. Returns the undone Review, or None if there is nothing to undo."""
+def last_undoable(*, user, sources, scope):
+    """The Review that Undo in a session would take back, or None.
+
+    That is the latest rating of any item in the session's scope, whatever its source, and
+    only if its source is one of `sources`: after a question answer in "Review due", Undo
+    must not reach past it to an earlier flashcard. Being the latest of the whole scope, it
+    is also the latest rating of its own item, so undoing it rewrites no later history.
+    """
     review = (
-        Review.objects.filter(user=user, source__in=sources).select_related("memory").order_by("-reviewed_at", "-pk")
-    ).first()
-    if review is None:
+        Review.objects.filter(user=user, memory__in=scope.memories(user))
+        .select_related("memory")
+        .order_by("-reviewed_at", "-pk")
+        .first()
+    )
+    return review if review is not None and review.source in sources else None
+
+
+def undo_last(*, user, sources, scope, review_id=None):
+    """Take back the session's last rating: restore the state it replaced and delete its log
+    row. Returns the undone Review, or None when nothing was undone.
+
+    `review_id` is the rating the learner's page offered to undo; when it is no longer the
+    last one (a double click, a stale tab), nothing happens. The writes are guarded by the
+    memory's `reps` as it was right after that rating, so a rating that lands meanwhile
+    makes the undo a no-op instead of being silently overwritten.
+    """
+    review = last_undoable(user=user, sources=sources, scope=scope)
+    if review is None or (review_id is not None and review.pk != review_id):
         return None
-    memory = review.memory
-    # A later rating of the same item (say, a quiz answer) was built on this one; undoing
-    # underneath it would rewrite history, so only the item's latest rating can be undone.
-    if Review.objects.filter(memory=memory, reviewed_at__gt=review.reviewed_at).exists():
-        return None
+    before = review.state_before
+    guarded = MemoryState.objects.filter(pk=review.memory_id, reps=1 if before is None else before["reps"] + 1)
     with transaction.atomic():
-        if review.state_before is None:
-            memory.delete()  # the item goes back to new; its review row goes with it
+        if before is None:
+            # Claim the row with a guarded UPDATE first: a plain delete() reads, then deletes
+            # by pk, which would not notice a rating committed in between.
+            if not guarded.update(reps=F("reps")):
+                return None
+            MemoryState.objects.filter(pk=review.memory_id).delete()  # the item is new again; its log goes too
         else:
-            restore(memory, review.state_before)
-            memory.save()
-            review.delete()
+            if not guarded.update(**restored(before)):
+                return None
+            Review.objects.filter(pk=review.pk).delete()
     return review
 
 

@@ -19,6 +19,10 @@ def rate_card(user, card, rating, now=NOW, **kwargs):
     return rate(user=user, kind=Kind.CARD, item=card, rating=rating, source=STUDY, now=now, **kwargs)
 
 
+def undo_study(user):
+    return undo_last(user=user, sources=(STUDY,), scope=Scope(kinds=(Kind.CARD,)))
+
+
 def memory_of(user, card, kind=Kind.CARD):
     return MemoryState.objects.get(user=user, kind=kind, card=card)
 
@@ -105,7 +109,7 @@ def test_undo_restores_the_previous_state_exactly_and_removes_the_log_row(learne
     before = scheduling.snapshot(memory_of(learner, card))
 
     rate_card(learner, card, Rating.AGAIN, now=NOW + timedelta(minutes=11))
-    undone = undo_last(user=learner)
+    undone = undo_study(learner)
 
     assert undone.rating == Rating.AGAIN
     assert scheduling.snapshot(memory_of(learner, card)) == before
@@ -116,7 +120,7 @@ def test_undoing_the_first_rating_makes_the_card_new_again(learner):
     card = make_deck(cards=1).cards.get()
     rate_card(learner, card, Rating.GOOD)
 
-    undo_last(user=learner)
+    undo_study(learner)
 
     assert not MemoryState.objects.exists()
     assert not Review.objects.exists()
@@ -126,7 +130,7 @@ def test_undo_with_nothing_to_undo_changes_nothing(learner, other_learner):
     card = make_deck(cards=1).cards.get()
     rate_card(other_learner, card, Rating.GOOD)
 
-    assert undo_last(user=learner) is None
+    assert undo_study(learner) is None
     assert Review.objects.count() == 1
 
 

@@ -1,14 +1,17 @@
-"""The drill does not give a card's second statement away."""
+"""Undo stays in its session and is race-safe; the drill does not give a card's second statement away."""
 
 import random
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
+from unittest import mock
 
 import pytest
 
+from quiz import scheduling
 from quiz.models import MemoryState, Review
-from quiz.scheduling import Scope, next_entry, rate
-from tests.factories import make_deck
+from quiz.scheduling import Scope, last_undoable, next_entry, rate, undo_last
+from quiz.views import REVIEW_KINDS
+from tests.factories import make_deck, make_question_set
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 Kind = MemoryState.Kind
@@ -18,6 +21,14 @@ Source = Review.Source
 
 def rate_card(user, card, rating, now=NOW, source=Source.STUDY, kind=Kind.CARD):
     return rate(user=user, kind=kind, item=card, rating=rating, source=source, now=now)
+
+
+def deck_scope(deck):
+    return Scope(kinds=(Kind.CARD,), deck=deck)
+
+
+def snapshot_of(user, card):
+    return scheduling.snapshot(MemoryState.objects.get(user=user, kind=Kind.CARD, card=card))
 
 
 # --- Drill order ------------------------------------------------------------------------------
@@ -59,3 +70,119 @@ def test_a_new_drill_statement_takes_three_queries_however_many_cards(learner, d
         entry = next_entry(user=learner, scope=scope, now=NOW, rng=random.Random(1))
 
     assert not MemoryState.objects.filter(user=learner, card=entry.item).exists()
+
+
+# --- Undo -------------------------------------------------------------------------------------
+
+def test_undo_in_one_decks_session_never_undoes_another_decks_rating(learner):
+    deck_a, deck_b = make_deck(cards=1), make_deck(cards=1)
+    card_a, card_b = deck_a.cards.get(), deck_b.cards.get()
+    rate_card(learner, card_a, Rating.GOOD)
+    rate_card(learner, card_b, Rating.GOOD, now=NOW + timedelta(minutes=1))  # the learner's latest rating
+
+    undone = undo_last(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck_a))
+
+    assert undone.memory.card == card_a
+    assert not MemoryState.objects.filter(card=card_a).exists()
+    assert Review.objects.get().memory.card == card_b
+
+
+def test_undo_in_a_deck_with_nothing_of_its_own_to_undo_does_nothing(learner):
+    deck_a, deck_b = make_deck(cards=1), make_deck(cards=1)
+    rate_card(learner, deck_b.cards.get(), Rating.GOOD)
+
+    assert last_undoable(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck_a)) is None
+    assert undo_last(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck_a)) is None
+    assert Review.objects.count() == 1
+
+
+def test_undo_never_reaches_another_learners_rating(learner, other_learner):
+    deck = make_deck(cards=1)
+    rate_card(other_learner, deck.cards.get(), Rating.GOOD)
+
+    assert undo_last(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck)) is None
+    assert Review.objects.count() == 1
+
+
+@pytest.mark.parametrize("source", [Source.REVIEW, Source.QUIZ])
+def test_in_the_review_session_nothing_is_undoable_after_a_question_answer(learner, source):
+    card = make_deck(cards=1).cards.get()
+    question = make_question_set(questions=1).questions.get()
+    scope = Scope(kinds=REVIEW_KINDS, include_new=False)
+    rate_card(learner, card, Rating.GOOD)
+    rate(user=learner, kind=Kind.QUESTION, item=question, rating=Rating.AGAIN, source=source, now=NOW + timedelta(minutes=1))
+    before = snapshot_of(learner, card)
+
+    assert last_undoable(user=learner, sources=(Source.STUDY,), scope=scope) is None
+    assert undo_last(user=learner, sources=(Source.STUDY,), scope=scope) is None
+    assert Review.objects.count() == 2
+    assert snapshot_of(learner, card) == before
+
+
+def test_in_the_review_session_the_last_flashcard_rating_is_undoable(learner):
+    card = make_deck(cards=1).cards.get()
+    question = make_question_set(questions=1).questions.get()
+    scope = Scope(kinds=REVIEW_KINDS, include_new=False)
+    rate(user=learner, kind=Kind.QUESTION, item=question, rating=Rating.GOOD, source=Source.REVIEW, now=NOW)
+    latest = rate_card(learner, card, Rating.GOOD, now=NOW + timedelta(minutes=1))
+
+    assert last_undoable(user=learner, sources=(Source.STUDY,), scope=scope) == latest
+
+
+def test_two_undos_of_the_same_review_undo_once(learner):
+    deck = make_deck(cards=1)
+    card = deck.cards.get()
+    kept = rate_card(learner, card, Rating.GOOD)
+    after_first = snapshot_of(learner, card)
+    rate_card(learner, card, Rating.HARD, now=NOW + timedelta(minutes=11))
+    offered = last_undoable(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck))
+
+    first = undo_last(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck), review_id=offered.pk)
+    second = undo_last(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck), review_id=offered.pk)
+
+    assert (first.pk, second) == (offered.pk, None)
+    assert list(Review.objects.all()) == [kept]  # the double click did not undo the rating before
+    assert snapshot_of(learner, card) == after_first
+
+
+def test_undo_of_a_review_that_is_no_longer_the_last_does_nothing(learner):
+    deck = make_deck(cards=2)
+    first_card, second_card = deck.cards.order_by("position")
+    stale = rate_card(learner, first_card, Rating.GOOD)
+    rate_card(learner, second_card, Rating.GOOD, now=NOW + timedelta(minutes=1))
+
+    assert undo_last(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck), review_id=stale.pk) is None
+    assert Review.objects.count() == 2
+
+
+def test_a_rating_that_lands_before_the_undo_writes_makes_it_change_nothing(learner):
+    deck = make_deck(cards=1)
+    card = deck.cards.get()
+    rate_card(learner, card, Rating.GOOD)
+    rate_card(learner, card, Rating.AGAIN, now=NOW + timedelta(minutes=11))
+    seen_by_undo = last_undoable(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck))
+    rate_card(learner, card, Rating.GOOD, now=NOW + timedelta(minutes=12))  # another tab, meanwhile
+    before = snapshot_of(learner, card)
+
+    with mock.patch.object(scheduling, "last_undoable", return_value=seen_by_undo):
+        undone = undo_last(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck))
+
+    assert undone is None
+    assert snapshot_of(learner, card) == before
+    assert Review.objects.count() == 3
+
+
+def test_a_rating_that_lands_before_undoing_a_first_rating_keeps_the_card(learner):
+    deck = make_deck(cards=1)
+    card = deck.cards.get()
+    rate_card(learner, card, Rating.GOOD)
+    seen_by_undo = last_undoable(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck))
+    rate_card(learner, card, Rating.GOOD, now=NOW + timedelta(minutes=11))
+    before = snapshot_of(learner, card)
+
+    with mock.patch.object(scheduling, "last_undoable", return_value=seen_by_undo):
+        undone = undo_last(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck))
+
+    assert undone is None
+    assert snapshot_of(learner, card) == before
+    assert Review.objects.count() == 2
