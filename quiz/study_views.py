@@ -57,6 +57,10 @@ class Session:
     def forget(self):
         self.request.session.pop(self.key, None)
 
+    def undoable(self):
+        """The rating Undo would take back here: this session's last action, if it can be undone."""
+        return scheduling.last_undoable(user=self.request.user, sources=self.undo_sources, scope=self.scope)
+
     def current_entry(self, now):
         """The item shown last if it is still unanswered (stable on reload, and what undo
         puts back), else the next one from the queue."""
@@ -214,7 +218,7 @@ def _render_study(request, session, entry, order, now, error=None, status=200):
         "session": session,
         "entry": entry,
         "error": error,
-        "can_undo": Review.objects.filter(user=request.user, source__in=session.undo_sources).exists(),
+        "undoable": session.undoable(),
     }
     if entry is None:
         context["status"] = scheduling.queue_status(user=request.user, scope=session.scope, now=now)
@@ -259,7 +263,7 @@ def drill(request, deck_id):
         error, status = "That statement is no longer the one shown, so the answer was not saved.", 409
     entry, _ = session.current_entry(now)
     context = {"session": session, "entry": entry, "error": error}
-    context["can_undo"] = Review.objects.filter(user=request.user, source=Source.DRILL).exists()
+    context["undoable"] = session.undoable()
     if entry is None:
         context["status"] = scheduling.queue_status(user=request.user, scope=session.scope, now=now)
         context["wait"] = context["status"].next_due and scheduling.until(context["status"].next_due, now)
@@ -320,14 +324,20 @@ def undo(request):
     sessions = {"review": lambda: _review_session(request)}
     name = request.POST.get("session", "")
     kind, _, deck_id = name.partition("-")
-    if kind in ("deck", "drill") and deck_id.isdigit():
-        deck = get_object_or_404(Deck, pk=deck_id)
+    if kind in ("deck", "drill") and _small_int(deck_id) is not None:
+        deck = get_object_or_404(Deck, pk=_small_int(deck_id))
         session = (_deck_session if kind == "deck" else _drill_session)(request, deck)
     elif name in sessions:
         session = sessions[name]()
     else:
         raise Http404("No such study session.")
-    undone = scheduling.undo_last(user=request.user, sources=session.undo_sources)
+    # The form names the rating it was shown for, so a double click or a stale page undoes nothing more.
+    review_id = _small_int(request.POST.get("review", ""))
+    undone = None
+    if review_id is not None:
+        undone = scheduling.undo_last(
+            user=request.user, sources=session.undo_sources, scope=session.scope, review_id=review_id
+        )
     if undone is None:
         messages.info(request, "Nothing to undo.")
     else:
@@ -335,6 +345,11 @@ def undo(request):
         item = undone.memory.item
         session.remember(scheduling.QueueEntry(undone.memory.kind, item, memory), _choice_order(undone.memory))
     return redirect(session.url)
+
+
+def _small_int(text):
+    """An id typed into a form, or None: ASCII digits of sane length ("²".isdigit() is true)."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 12 else None
 
 
 def _choice_order(memory):

@@ -157,13 +157,37 @@ def test_when_nothing_is_left_it_says_when_the_next_card_is_due(learner_client, 
 
 # --- Undo --------------------------------------------------------------------------------------
 
+def undo_form(html):
+    """The data the page's Undo form would post."""
+    return {
+        "session": re.search(r'name="session" value="([^"]+)"', html).group(1),
+        "review": re.search(r'name="review" value="(\d+)"', html).group(1),
+    }
+
+
 def test_undo_restores_the_card_and_shows_it_again(learner_client, learner, deck):
     card_id, _ = rate_shown(learner_client, deck, rating=1)
+    form = undo_form(learner_client.get(study_url(deck)).content.decode())
 
-    response = learner_client.post(reverse("undo"), {"session": f"deck-{deck.pk}"}, follow=True)
+    response = learner_client.post(reverse("undo"), form, follow=True)
 
     assert not Review.objects.exists() and not MemoryState.objects.exists()
     assert shown_card_id(response.content.decode()) == card_id
+
+
+def test_a_double_click_on_undo_undoes_one_rating(learner_client, learner, deck):
+    rate_shown(learner_client, deck, rating=3)
+    rate_shown(learner_client, deck, rating=3)
+    form = undo_form(learner_client.get(study_url(deck)).content.decode())
+
+    learner_client.post(reverse("undo"), form)
+    learner_client.post(reverse("undo"), form)
+
+    assert Review.objects.filter(user=learner).count() == 1
+
+
+def test_there_is_no_undo_button_before_any_rating(learner_client, deck):
+    assert 'name="review"' not in learner_client.get(study_url(deck)).content.decode()
 
 
 def test_undo_with_nothing_to_undo_says_so(learner_client, deck):
@@ -175,12 +199,14 @@ def test_undo_with_nothing_to_undo_says_so(learner_client, deck):
 def test_undo_only_touches_my_own_reviews(learner_client, other_client, other_learner, deck):
     rate_shown(other_client, deck)
 
-    learner_client.post(reverse("undo"), {"session": f"deck-{deck.pk}"})
+    their_review = Review.objects.get(user=other_learner)
+
+    learner_client.post(reverse("undo"), {"session": f"deck-{deck.pk}", "review": their_review.pk})
 
     assert Review.objects.filter(user=other_learner).count() == 1
 
 
-@pytest.mark.parametrize("session", ["", "nope", "deck-x", "deck-999999"])
+@pytest.mark.parametrize("session", ["", "nope", "deck-x", "deck-999999", "deck-²", "deck-" + "9" * 30])
 def test_undo_of_an_unknown_session_is_a_404(learner_client, session):
     assert learner_client.post(reverse("undo"), {"session": session}).status_code == 404
 
