@@ -41,7 +41,7 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.functions import Cast, Coalesce, Floor, Power, TruncDate
+from django.db.models.functions import Cast, Coalesce, Floor, TruncDate
 
 from . import scheduling
 from .models import MemoryState, Review, count_of
@@ -56,8 +56,6 @@ FORECAST_DAYS = 30
 HEATMAP_WEEKS = 53
 TOP = 5  # most-missed questions and most-believed myths shown
 
-DECAY = -scheduling.SCHEDULER.parameters[20]
-FACTOR = 0.9 ** (1 / DECAY) - 1
 
 
 class UnixDays(Func):
@@ -75,11 +73,11 @@ def unix_days(moment):
 
 
 def recall_at(moment):
-    """FSRS retrievability of a memory row at `moment`, as a SQL expression (NULL if never reviewed)."""
-    # Whole days elapsed, as fsrs counts them, so these figures match the study pages' exactly.
-    elapsed = Floor(Value(unix_days(moment)) - UnixDays(F("last_review")))
-    clamped = Case(When(Q(last_review__gt=moment), then=Value(0.0)), default=elapsed, output_field=FloatField())
-    return Power(Value(1.0) + Value(FACTOR) * clamped / F("stability"), Value(DECAY), output_field=FloatField())
+    """FSRS retrievability of a memory row at `moment`, as a SQL expression (NULL if never reviewed).
+
+    The one implementation in scheduling: whole days elapsed, as fsrs counts them, and never
+    fewer than zero (a review stamped at `moment` itself must not round to minus one day)."""
+    return scheduling.recall_expression(moment)
 
 
 # --- Mastery, forecast and problem items: one query over the memory table ---------------------------

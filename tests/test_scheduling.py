@@ -4,7 +4,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from quiz import grading, scheduling
+from quiz import grading, scheduling, stats
 from quiz.models import MemoryState, Review
 from quiz.scheduling import Scope, next_entry, rate, undo_last
 from tests.factories import correct_number, make_deck, make_question_set, start_attempt, wrong_number
@@ -245,3 +245,17 @@ def test_a_repeated_quiz_answer_schedules_once(learner):
 
     assert Review.objects.filter(source=Review.Source.QUIZ).count() == 1
     assert MemoryState.objects.get(kind=Kind.QUESTION).reps == 1
+
+
+def test_recall_in_sql_at_the_very_moment_of_the_review_is_one(learner):
+    """A review stamped at `now` itself must not round to minus one day (a negative base to a
+    fractional power is an error on PostgreSQL)."""
+    cards = list(make_deck(cards=40).cards.all())
+    # Real clocks have fractions of a day that floats cannot hold exactly: try many.
+    moments = [NOW + timedelta(seconds=n * 3917, microseconds=n * 104729 % 10**6) for n in range(len(cards))]
+    for card, moment in zip(cards, moments):
+        rate_card(learner, card, Rating.AGAIN, now=moment)  # learning: a small stability
+
+    for card, moment in zip(cards, moments):
+        for expression in (scheduling.recall_expression(moment), stats.recall_at(moment)):
+            assert MemoryState.objects.annotate(r=expression).get(card=card).r == pytest.approx(1.0)
