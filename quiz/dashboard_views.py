@@ -154,11 +154,11 @@ def _forecast_chart(summary, today, days=stats.FORECAST_DAYS):
 
 def _heatmap(activity, user, now, today):
     first = stats.first_heatmap_day(user, now)
-    peak = max((day.reviews for day in activity.values()), default=0)
+    peak = max((day.activity for day in activity.values()), default=0)
     cells, months = [], {}
     for offset in range((today - first).days + 1):
         day = first + timedelta(days=offset)
-        count = activity[day].reviews if day in activity else 0
+        count = activity[day].activity if day in activity else 0
         cells.append({
             "date": day,
             "count": count,
@@ -169,13 +169,13 @@ def _heatmap(activity, user, now, today):
         months.setdefault(day.replace(day=1), [0, 0])
         months[day.replace(day=1)][0] += count
         months[day.replace(day=1)][1] += bool(count)
-    busiest = max(activity.values(), key=lambda d: (d.reviews, d.date), default=None)
+    busiest = max(activity.values(), key=lambda d: (d.activity, d.date), default=None)
     in_range = [day for day in activity.values() if day.date >= first]
     return {
         "cells": cells,
         "width": stats.HEATMAP_WEEKS * CELL,
         "height": 7 * CELL,
-        "total": sum(day.reviews for day in in_range),
+        "total": sum(day.activity for day in in_range),
         "active_days": len(in_range),
         "busiest": busiest,
         "months": [{"month": month, "reviews": r, "days": d} for month, (r, d) in months.items()],

@@ -44,7 +44,7 @@ from django.db.models import (
 from django.db.models.functions import Cast, Coalesce, Floor, TruncDate
 
 from . import scheduling
-from .models import MemoryState, Review, count_of
+from .models import AttemptQuestion, MemoryState, Review, count_of
 
 Kind = MemoryState.Kind
 
@@ -320,6 +320,11 @@ class Day:
     reviews: int = 0  # everything rated that day: cards, questions, drill statements
     correct: int = 0  # of which not "Again"
     new_cards: int = 0
+    held: int = 0  # quiz answers whose feedback is not out yet: study done, right or wrong unknown
+
+    @property
+    def activity(self):
+        return self.reviews + self.held
 
     @property
     def answers(self):
@@ -354,6 +359,17 @@ def daily_activity(*, user, now):
     for row in rows:
         day = EPOCH + timedelta(days=int(row["day"]))
         days[day] = Day(day, row["reviews"], row["correct"], row["new_cards"])
+    # Answers not yet scheduled have no review row (their feedback is held back): they still
+    # count as studying that day, for the streak and the heatmap.
+    held = (
+        AttemptQuestion.objects.filter(attempt__user=user, answered_at__gte=start, scheduled_at__isnull=True)
+        .order_by()
+        .values(day=local_day_number("answered_at", user.zone, start, now))
+        .annotate(n=Count("pk"))
+    )
+    for row in held:
+        day = EPOCH + timedelta(days=int(row["day"]))
+        days.setdefault(day, Day(day)).held = row["n"]
     return days
 
 
@@ -396,7 +412,7 @@ def _offset_periods(zone, start, end):
 
 
 def streak(activity, today):
-    """Days in a row with at least one review, ending today or (not yet studied today) yesterday."""
+    """Days in a row with at least one review or answer, ending today or (not yet studied today) yesterday."""
     day = today if today in activity else today - timedelta(days=1)
     count = 0
     while day in activity:

@@ -58,7 +58,7 @@ def test_the_weakest_topic_leads_into_a_session_and_the_charts_have_text_alterna
     expect(page.get_by_test_id("accuracy-chart")).to_have_attribute("aria-labelledby", "accuracy-title accuracy-desc")
     page.get_by_text("Accuracy as a table").click()
     expect(page.get_by_test_id("accuracy-table")).to_contain_text("4")
-    expect(page.get_by_test_id("heatmap-summary")).to_contain_text("4 reviews on 1 day")
+    expect(page.get_by_test_id("heatmap-summary")).to_contain_text("4 reviews and answers on 1 day")
 
     # Topics, weakest first: NVLink leads, and its link starts a quiz of its questions.
     topics = page.get_by_test_id("mastery-topics")

@@ -279,7 +279,7 @@ def test_a_topic_with_cards_only_opens_a_deck_session(client, learner):
     assert client.post(reverse("topic_quiz", args=[topic.pk]))["Location"] == reverse("study_deck", args=[deck.pk])
 
 
-def test_answers_still_hidden_tell_the_dashboard_nothing(learner):
+def test_answers_still_hidden_count_as_study_but_tell_nothing_else(learner):
     from tests.factories import answer_at, start_attempt
 
     question_set = make_question_set(questions=2)
@@ -291,7 +291,8 @@ def test_answers_still_hidden_tell_the_dashboard_nothing(learner):
 
     summary = stats.memory_summary(user=learner, now=NOW)
 
-    assert stats.daily_activity(user=learner, now=NOW) == {}
+    (day,) = stats.daily_activity(user=learner, now=NOW).values()
+    assert (day.held, day.reviews, day.correct, day.activity) == (2, 0, 0, 2)
     assert (summary.sets, summary.missed, summary.mistakes) == ([], [], 0)
 
 
@@ -339,10 +340,11 @@ def test_the_dashboard_runs_the_same_queries_with_10_and_10000_answers(
     assert few == many
     # session; user; question sets with best score and open attempt; decks with their counts;
     # the memory rollup (mastery, forecast, mistakes, most missed, myths: one UNION ALL);
-    # reviews by day for the heatmap, streak and accuracy; close expired timed attempts;
-    # the learner's assignments (their overrides are one more query when there are any);
-    # quiz answers whose feedback became visible since the last visit, to schedule (none here)
-    with django_assert_max_num_queries(AUTH + 7):
+    # reviews by day for the heatmap, streak and accuracy; answers still held back, by day;
+    # close expired timed attempts; the learner's assignments (their overrides are one more
+    # query when there are any); quiz answers whose feedback became visible since the last
+    # visit, to schedule (none here)
+    with django_assert_max_num_queries(AUTH + 8):
         client.get(reverse("home"))
 
 

@@ -45,9 +45,9 @@ def test_home_for_a_learner(learner_client, learner, django_assert_max_num_queri
 
     assert few == many
     # answers released since the last visit; sets with progress; decks with counts; memory
-    # summary (one union); reviews by local day; close timed attempts past their deadline;
-    # assignments (and their overrides, when any)
-    with django_assert_max_num_queries(AUTH + 8):
+    # summary (one union); reviews by local day; held-back answers by local day; close timed
+    # attempts past their deadline; assignments (and their overrides, when any)
+    with django_assert_max_num_queries(AUTH + 9):
         learner_client.get(reverse("home"))
 
 
