@@ -1,0 +1,88 @@
+"""The remaining pages run the same small number of queries before and after the data grows
+(a learner's history and a class both get much bigger)."""
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+
+from quiz import grading, scheduling
+from quiz.models import Attempt, Enrollment, MemoryState, Review, User
+from tests.class_factories import make_assignment, make_classroom, make_quiz_set
+from tests.factories import make_deck, make_question_set, start_attempt, wrong_number
+
+LIMIT = 12  # session and user included
+
+
+@pytest.fixture
+def world(learner, teacher):
+    classroom = make_classroom(teacher, learners=[learner])
+    question_set = make_question_set(questions=3)
+    assignment = make_assignment(classroom, make_quiz_set(teacher, question_set.questions.all()),
+                                 opens_at=timezone.now() - timedelta(days=1), due_at=timezone.now() + timedelta(days=1))
+    attempt = Attempt.objects.create_with_slots(user=learner, questions=question_set.questions.all(),
+                                                feedback="immediate", rng=__import__("random"), assignment=assignment)
+    slot = attempt.slots.get(position=1)
+    grading.submit_answer(attempt=attempt, slot=slot, number=wrong_number(slot))
+    review = Review.objects.get(user=learner)
+    scheduling.rate(user=learner, kind=MemoryState.Kind.CARD, item=make_deck(cards=1).cards.get(), rating=3,
+                    source="study")  # one studied card, so lists start non-empty
+    return {"classroom": classroom, "assignment": assignment, "attempt": attempt, "review": review, "learner": learner}
+
+
+def grow(world, teacher):
+    """Many more learners in the class, and a long history for the learner."""
+    learner, classroom = world["learner"], world["classroom"]
+    others = User.objects.bulk_create(User(username=f"grown{n}") for n in range(200))
+    Enrollment.objects.bulk_create(Enrollment(classroom=classroom, learner=u) for u in others)
+    deck = make_deck(cards=30)
+    for card in deck.cards.all():
+        for day in range(20):
+            scheduling.rate(user=learner, kind=MemoryState.Kind.CARD, item=card, rating=3, source="study",
+                            now=timezone.now() - timedelta(days=40 - day))
+    for _ in range(10):
+        attempt = start_attempt(learner, make_question_set(questions=3))
+        attempt.finish()
+
+
+PAGES = {
+    "study_settings": ("learner", lambda w: []),
+    "join_class": ("learner", lambda w: []),
+    "review_answer": ("learner", lambda w: [w["review"].pk]),
+    "card_history": ("learner", lambda w: []),
+    "attempt_results": ("learner", None),
+    "assignment": ("teacher", lambda w: [w["assignment"].pk]),
+    "new_assignment": ("teacher", lambda w: [w["classroom"].pk]),
+    "learner_attempts": ("teacher", lambda w: [w["assignment"].pk, w["learner"].pk]),
+    "instructor_attempt_review": ("teacher", lambda w: [w["attempt"].pk]),
+}
+
+
+def queries(user, url):
+    client = Client()
+    client.force_login(user)
+    with CaptureQueriesContext(connection) as context:
+        response = client.get(url)
+    assert response.status_code == 200, (url, response.status_code)
+    return len(context.captured_queries)
+
+
+@pytest.mark.parametrize("name", sorted(PAGES))
+def test_query_count_does_not_grow(world, teacher, name):
+    who, args = PAGES[name]
+    if name == "attempt_results":
+        world["attempt"].finish()
+        args = lambda w: [w["attempt"].pk]  # noqa: E731
+    user = world["learner"] if who == "learner" else teacher
+    url = reverse(name, args=args(world))
+
+    before = queries(user, url)
+    grow(world, teacher)
+    after = queries(user, url)
+
+    assert before == after
+    assert after <= LIMIT
