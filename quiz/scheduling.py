@@ -18,7 +18,6 @@ from django.db.models import (
     ExpressionWrapper,
     F,
     FloatField,
-    Func,
     Min,
     OuterRef,
     Q,
@@ -31,6 +30,7 @@ from fsrs import Card as FsrsCard
 from fsrs import Rating, Scheduler, State
 
 from .models import Card, MemoryState, Review
+from .sql import UnixDays, unix_days
 
 # Fuzzing would make the interval printed on a button differ from the one applied;
 # intervals here are exactly what the learner was promised.
@@ -360,30 +360,11 @@ def until(moment, now):
 
 # --- Predicted recall computed by the database --------------------------------------------------
 
-class DaysSince(Func):
-    """Fractional days from a datetime column to `now`, on SQLite and PostgreSQL."""
-
-    output_field = FloatField()
-
-    def __init__(self, expression, now, **extra):
-        super().__init__(expression, Value(now, output_field=DateTimeField()), **extra)
-
-    def as_sqlite(self, compiler, connection, **extra):
-        column, column_params = compiler.compile(self.source_expressions[0])
-        now, now_params = compiler.compile(self.source_expressions[1])
-        return f"(julianday({now}) - julianday({column}))", (*now_params, *column_params)
-
-    def as_postgresql(self, compiler, connection, **extra):
-        column, column_params = compiler.compile(self.source_expressions[0])
-        now, now_params = compiler.compile(self.source_expressions[1])
-        return f"(EXTRACT(EPOCH FROM ({now} - {column})) / 86400.0)", (*now_params, *column_params)
-
-
 def recall_expression(now):
     """FSRS's forgetting curve as SQL: R = (1 + FACTOR * days / stability) ** DECAY, with
     whole elapsed days as py-fsrs counts them, so the database and the library agree."""
     decay = -SCHEDULER.parameters[20]
     factor = 0.9 ** (1 / decay) - 1
-    days = Greatest(Floor(DaysSince("last_review", now)), Value(0.0))
+    days = Greatest(Floor(Value(unix_days(now)) - UnixDays(F("last_review"))), Value(0.0))
     base = ExpressionWrapper(Value(1.0) + Value(factor) * days / F("stability"), output_field=FloatField())
     return Power(base, Value(decay))

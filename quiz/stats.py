@@ -45,6 +45,7 @@ from django.db.models.functions import Cast, Coalesce, Floor, TruncDate
 
 from . import scheduling
 from .models import AttemptQuestion, MemoryState, Review, count_of
+from .sql import UnixDays
 
 Kind = MemoryState.Kind
 
@@ -56,20 +57,6 @@ FORECAST_DAYS = 30
 HEATMAP_WEEKS = 53
 TOP = 5  # most-missed questions and most-believed myths shown
 
-
-
-class UnixDays(Func):
-    """A timestamp as (fractional) days since 1970-01-01 UTC, on SQLite and PostgreSQL alike."""
-
-    output_field = FloatField()
-    template = "(EXTRACT(EPOCH FROM %(expressions)s) / 86400.0)"
-
-    def as_sqlite(self, compiler, connection, **extra):
-        return self.as_sql(compiler, connection, template="(julianday(%(expressions)s) - 2440587.5)", **extra)
-
-
-def unix_days(moment):
-    return moment.timestamp() / 86400
 
 
 def recall_at(moment):
