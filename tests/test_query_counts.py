@@ -99,3 +99,30 @@ def test_results_page(learner_client, learner, questions, django_assert_max_num_
     with django_assert_max_num_queries(AUTH + 2):
         response = learner_client.get(reverse("attempt_results", args=[attempt.pk]))
     assert response.status_code == 200
+
+
+def test_the_feedback_page_and_the_attempt_redirect(learner_client, learner, django_assert_max_num_queries):
+    attempt = start_attempt(learner, make_question_set(questions=30))
+    add_finished_attempts(learner, attempt.question_set, 200)
+    answer_all(attempt, right=1)
+    unfinished = start_attempt(learner, make_question_set(questions=30))
+    # attempt with set and user; the slot with its question
+    with django_assert_max_num_queries(AUTH + 2):
+        assert learner_client.get(reverse("attempt_question", args=[attempt.pk, 1])).status_code == 200
+    # attempt; deadline check needs none; the first unanswered slot
+    with django_assert_max_num_queries(AUTH + 2):
+        assert learner_client.get(reverse("attempt", args=[unfinished.pk])).status_code == 302
+
+
+def test_starting_an_attempt(learner_client, learner, django_assert_max_num_queries):
+    question_set = make_question_set(questions=30)
+    add_finished_attempts(learner, question_set, 200)
+    # the set; has questions?; open attempt?; questions; their choices; savepoint, attempt, slots, release
+    with django_assert_max_num_queries(AUTH + 9):
+        assert learner_client.post(reverse("start_attempt", args=[question_set.pk])).status_code == 302
+
+
+@pytest.mark.parametrize("name", ["login", "signup"])
+def test_account_pages(client, db, name, django_assert_max_num_queries):
+    with django_assert_max_num_queries(0):  # no session yet, no user, nothing to look up
+        assert client.get(reverse(name)).status_code == 200
