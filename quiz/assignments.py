@@ -169,14 +169,19 @@ def _create(user, assignment, rules, questions, order_rng, timing, now):
     )
 
 
+def counted(items, grading, score=lambda item: item):
+    """What the grading rule counts, from items in start order: the best, first or last one,
+    or all of them for an average. `score` reads an item's score (0-100)."""
+    if not items:
+        return []
+    if grading == Assignment.Grading.AVERAGE:
+        return list(items)
+    if grading == Assignment.Grading.BEST:
+        return [max(items, key=score)]  # the earliest of equal bests
+    return [items[0] if grading == Assignment.Grading.FIRST else items[-1]]
+
+
 def counted_score(scores, grading):
     """The score (0-100) that counts, from finished attempts' scores in start order, by the rule."""
-    if not scores:
-        return None
-    grading_rules = {
-        Assignment.Grading.BEST: max,
-        Assignment.Grading.LAST: lambda s: s[-1],
-        Assignment.Grading.FIRST: lambda s: s[0],
-        Assignment.Grading.AVERAGE: lambda s: round(sum(s) / len(s)),
-    }
-    return grading_rules[grading](scores)
+    picked = counted(scores, grading)
+    return round(sum(picked) / len(picked)) if picked else None

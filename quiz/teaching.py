@@ -13,9 +13,8 @@ from statistics import median
 from django.db.models import Avg, Count, F, OuterRef, Q, Subquery
 
 from . import scheduling
-from .assignments import Status, counted_score, status_of
+from .assignments import Status, counted, counted_score, status_of
 from .models import (
-    Assignment,
     AssignmentOverride,
     Attempt,
     AttemptQuestion,
@@ -85,21 +84,10 @@ def _cell(assignment, learner, attempts, override, now):
     on_time = sum(1 for a in finished if not a.is_late)
     status = status_of(assignment.rules_for(override), len(finished), on_time, open_attempt, now)
     score = counted_score([a.score_percent for a in finished], assignment.grading)
-    late = any(a.is_late for a in _counted_attempts(finished, assignment.grading))
+    late = any(a.is_late for a in counted(finished, assignment.grading, score=lambda a: a.score_percent))
     if late and status == Status.SUBMITTED:
         status = Status.LATE
     return Cell(assignment, learner, score, status, len(attempts), finished=len(finished), late=late)
-
-
-def _counted_attempts(finished, grading):
-    """The attempts the grading rule takes its score from (all of them for an average)."""
-    if not finished:
-        return []
-    if grading == Assignment.Grading.AVERAGE:
-        return finished
-    if grading == Assignment.Grading.BEST:
-        return [max(finished, key=lambda a: a.score_percent)]  # the earliest of equal bests
-    return [finished[0] if grading == Assignment.Grading.FIRST else finished[-1]]
 
 
 def _column(assignment, cells):
