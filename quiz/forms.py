@@ -7,6 +7,12 @@ from django.contrib.auth.forms import UserCreationForm
 from .models import Assignment, Attempt, Classroom, QuestionSet, QuizSet, Topic, User
 
 
+def id_from_form(text):
+    """A database id typed into a form, or None: ASCII digits of a sane length only
+    ("²".isdigit() is true, and int() refuses it; a 30-digit number overflows the column)."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 12 else None
+
+
 class SignUpForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         model = User

@@ -29,6 +29,7 @@ from .forms import (
     ClassroomForm,
     OverrideForm,
     QuizSetForm,
+    id_from_form,
 )
 from .models import (
     Assignment,
@@ -192,8 +193,7 @@ def quiz_set(request, quiz_set_id):
 @instructor_required
 def quiz_set_add(request, quiz_set_id):
     quiz_set = _get_quiz_set(request, quiz_set_id)
-    # ASCII digits of a sane length only: "²".isdigit() is true, and int() refuses it.
-    ids = [int(v) for v in request.POST.getlist("question") if v.isascii() and v.isdigit() and len(v) <= 12]
+    ids = [pk for pk in map(id_from_form, request.POST.getlist("question")) if pk is not None]
     questions = Question.objects.filter(pk__in=ids).exclude(quiz_set_entries__quiz_set=quiz_set).order_by("pk")
     with transaction.atomic():
         last = quiz_set.entries.aggregate(last=Max("position"))["last"] or 0
@@ -212,30 +212,19 @@ def quiz_set_entry(request, quiz_set_id, entry_id):
     entry = get_object_or_404(quiz_set.entries, pk=entry_id)
     action = request.POST.get("action")
     with transaction.atomic():
+        entries = list(quiz_set.entries.order_by("position"))
+        index = entries.index(entry)
         if action == "remove":
             entry.delete()
+            entries.pop(index)
         elif action in ("up", "down"):
-            _swap(quiz_set, entry, -1 if action == "up" else 1)
-        _renumber(quiz_set)
-    return redirect(_back(request, quiz_set.get_absolute_url()))
-
-
-def _swap(quiz_set, entry, step):
-    entries = list(quiz_set.entries.order_by("position"))
-    index = entries.index(entry)
-    other = index + step
-    if 0 <= other < len(entries):
-        entries[index], entries[other] = entries[other], entries[index]
-        for position, item in enumerate(entries, start=1):
+            other = index + (-1 if action == "up" else 1)
+            if 0 <= other < len(entries):
+                entries[index], entries[other] = entries[other], entries[index]
+        for position, item in enumerate(entries, start=1):  # one renumbering, gaps closed
             item.position = position
         QuizSetQuestion.objects.bulk_update(entries, ["position"])
-
-
-def _renumber(quiz_set):
-    entries = list(quiz_set.entries.order_by("position"))
-    for position, item in enumerate(entries, start=1):
-        item.position = position
-    QuizSetQuestion.objects.bulk_update(entries, ["position"])
+    return redirect(_back(request, quiz_set.get_absolute_url()))
 
 
 # --- Assignments ---------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django_htmx.http import push_url
 
 from . import grading, scheduling
-from .forms import DrillAnswerForm, RatingForm, ReviewAnswerForm, StudySettingsForm
+from .forms import DrillAnswerForm, RatingForm, ReviewAnswerForm, StudySettingsForm, id_from_form
 from .models import Attempt, Card, Choice, Deck, MemoryState, Question, Review
 from .views import REVIEW_KINDS
 
@@ -324,15 +324,15 @@ def undo(request):
     sessions = {"review": lambda: _review_session(request)}
     name = request.POST.get("session", "")
     kind, _, deck_id = name.partition("-")
-    if kind in ("deck", "drill") and _small_int(deck_id) is not None:
-        deck = get_object_or_404(Deck, pk=_small_int(deck_id))
+    if kind in ("deck", "drill") and id_from_form(deck_id) is not None:
+        deck = get_object_or_404(Deck, pk=id_from_form(deck_id))
         session = (_deck_session if kind == "deck" else _drill_session)(request, deck)
     elif name in sessions:
         session = sessions[name]()
     else:
         raise Http404("No such study session.")
     # The form names the rating it was shown for, so a double click or a stale page undoes nothing more.
-    review_id = _small_int(request.POST.get("review", ""))
+    review_id = id_from_form(request.POST.get("review", ""))
     undone = None
     if review_id is not None:
         undone = scheduling.undo_last(
@@ -345,11 +345,6 @@ def undo(request):
         item = undone.memory.item
         session.remember(scheduling.QueueEntry(undone.memory.kind, item, memory), _choice_order(undone.memory))
     return redirect(session.url)
-
-
-def _small_int(text):
-    """An id typed into a form, or None: ASCII digits of sane length ("²".isdigit() is true)."""
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 12 else None
 
 
 def _choice_order(memory):
