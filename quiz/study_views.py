@@ -24,7 +24,6 @@ from django_htmx.http import push_url
 from . import grading, scheduling
 from .forms import DrillAnswerForm, RatingForm, ReviewAnswerForm, StudySettingsForm, id_from_form
 from .models import Attempt, Card, Choice, Deck, MemoryState, Question, Review
-from .views import REVIEW_KINDS
 
 Kind = MemoryState.Kind
 Source = Review.Source
@@ -110,7 +109,7 @@ def _review_session(request):
     return Session(
         request,
         "review",
-        scheduling.Scope(kinds=REVIEW_KINDS, include_new=False),
+        scheduling.Scope(kinds=MemoryState.REVIEW_KINDS, include_new=False),
         reverse("review_due"),
         "Review due",
         (Source.STUDY,),
@@ -214,22 +213,23 @@ def _refuse(request, session, now, message):
 
 
 def _render_study(request, session, entry, order, now, error=None, status=200):
-    context = {
-        "session": session,
-        "entry": entry,
-        "error": error,
-        "undoable": session.undoable(),
-    }
-    if entry is None:
-        context["status"] = scheduling.queue_status(user=request.user, scope=session.scope, now=now)
-        context["wait"] = context["status"].next_due and scheduling.until(context["status"].next_due, now)
-    elif entry.kind == Kind.QUESTION:
+    context = {"entry": entry, "error": error}
+    if entry is not None and entry.kind == Kind.QUESTION:
         by_id = {choice.pk: choice for choice in entry.item.choices.all()}
         context["choices"] = [by_id[pk].text for pk in order if pk in by_id]
-    else:
+    elif entry is not None:
         context.update(_card_context(entry, now))
-    template = "quiz/study.html" + ("#study-item" if request.htmx else "")
-    response = render(request, template, context, status=status)
+    return _render_session(request, session, "quiz/study.html", context, now, status)
+
+
+def _render_session(request, session, template, context, now, status=200):
+    """A session's page, or its #study-item partial for HTMX, with what every session shows:
+    the Undo button when its last action can be undone, and when nothing is left, why."""
+    context.update(session=session, undoable=session.undoable())
+    if context["entry"] is None:
+        context["status"] = scheduling.queue_status(user=request.user, scope=session.scope, now=now)
+        context["wait"] = context["status"].next_due and scheduling.until(context["status"].next_due, now)
+    response = render(request, template + ("#study-item" if request.htmx else ""), context, status=status)
     if request.htmx and status == 200:
         push_url(response, session.url)
     return response
@@ -262,16 +262,7 @@ def drill(request, deck_id):
                 return redirect(_answer_url(review, session))
         error, status = "That statement is no longer the one shown, so the answer was not saved.", 409
     entry, _ = session.current_entry(now)
-    context = {"session": session, "entry": entry, "error": error}
-    context["undoable"] = session.undoable()
-    if entry is None:
-        context["status"] = scheduling.queue_status(user=request.user, scope=session.scope, now=now)
-        context["wait"] = context["status"].next_due and scheduling.until(context["status"].next_due, now)
-    template = "quiz/drill.html" + ("#study-item" if request.htmx else "")
-    response = render(request, template, context, status=status)
-    if request.htmx and status == 200:
-        push_url(response, session.url)
-    return response
+    return _render_session(request, session, "quiz/drill.html", {"entry": entry, "error": error}, now, status)
 
 
 def _rate_statement(user, shown, answer, now):

@@ -16,11 +16,7 @@ from django_htmx.http import HttpResponseClientRedirect, push_url
 
 from . import grading
 from .forms import AnswerForm, SignUpForm, StartAttemptForm
-from .models import Attempt, AttemptQuestion, MemoryState, QuestionSet
-
-# What "Review due" mixes: flashcards and quiz questions (drill statements have their own drill).
-REVIEW_KINDS = (MemoryState.Kind.CARD, MemoryState.Kind.QUESTION)
-
+from .models import Attempt, AttemptQuestion, QuestionSet
 
 def _get_attempt_for_user(request, attempt_id):
     """The signed-in learner's own attempt, or 404: nobody else's attempts exist for them."""

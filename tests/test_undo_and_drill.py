@@ -10,7 +10,6 @@ import pytest
 from quiz import scheduling
 from quiz.models import MemoryState, Review
 from quiz.scheduling import Scope, last_undoable, next_entry, rate, undo_last
-from quiz.views import REVIEW_KINDS
 from tests.factories import make_deck, make_question_set
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
@@ -108,7 +107,7 @@ def test_undo_never_reaches_another_learners_rating(learner, other_learner):
 def test_in_the_review_session_nothing_is_undoable_after_a_question_answer(learner, source):
     card = make_deck(cards=1).cards.get()
     question = make_question_set(questions=1).questions.get()
-    scope = Scope(kinds=REVIEW_KINDS, include_new=False)
+    scope = Scope(kinds=MemoryState.REVIEW_KINDS, include_new=False)
     rate_card(learner, card, Rating.GOOD)
     rate(user=learner, kind=Kind.QUESTION, item=question, rating=Rating.AGAIN, source=source, now=NOW + timedelta(minutes=1))
     before = snapshot_of(learner, card)
@@ -122,7 +121,7 @@ def test_in_the_review_session_nothing_is_undoable_after_a_question_answer(learn
 def test_in_the_review_session_the_last_flashcard_rating_is_undoable(learner):
     card = make_deck(cards=1).cards.get()
     question = make_question_set(questions=1).questions.get()
-    scope = Scope(kinds=REVIEW_KINDS, include_new=False)
+    scope = Scope(kinds=MemoryState.REVIEW_KINDS, include_new=False)
     rate(user=learner, kind=Kind.QUESTION, item=question, rating=Rating.GOOD, source=Source.REVIEW, now=NOW)
     latest = rate_card(learner, card, Rating.GOOD, now=NOW + timedelta(minutes=1))
 

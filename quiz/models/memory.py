@@ -32,6 +32,8 @@ class MemoryState(models.Model):
         FACT = "fact", "Fact statement"
 
     CARD_KINDS = (Kind.CARD, Kind.MYTH, Kind.FACT)
+    # What "Review due" mixes: flashcards and quiz questions (drill statements have their own drill).
+    REVIEW_KINDS = (Kind.CARD, Kind.QUESTION)
 
     class Phase(models.IntegerChoices):  # the values of fsrs.State
         LEARNING = 1, "Learning"
