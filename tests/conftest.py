@@ -1,10 +1,10 @@
 import os
 
 import pytest
-from django.test import Client
 
 from tests.class_factories import make_instructor
 from tests.factories import make_question_set, make_user
+from tests.helpers import logged_in
 
 
 @pytest.fixture(autouse=True)
@@ -25,16 +25,12 @@ def other_learner(db):
 
 @pytest.fixture
 def learner_client(learner):
-    client = Client()
-    client.force_login(learner)
-    return client
+    return logged_in(learner)
 
 
 @pytest.fixture
 def other_client(other_learner):
-    client = Client()
-    client.force_login(other_learner)
-    return client
+    return logged_in(other_learner)
 
 
 @pytest.fixture
@@ -44,9 +40,7 @@ def teacher(db):
 
 @pytest.fixture
 def teacher_client(teacher):
-    client = Client()
-    client.force_login(teacher)
-    return client
+    return logged_in(teacher)
 
 
 @pytest.fixture

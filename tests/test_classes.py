@@ -8,10 +8,22 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from quiz.models import Assignment, AssignmentOverride, Classroom, Enrollment, QuizSet, Topic, User
-from tests.class_factories import make_assignment, make_classroom, make_instructor, make_quiz_set
+from quiz.models import (
+    Assignment,
+    AssignmentOverride,
+    Classroom,
+    Enrollment,
+    QuizSet,
+    Topic,
+    User,
+)
+from tests.class_factories import (
+    make_assignment,
+    make_classroom,
+    make_instructor,
+    make_quiz_set,
+)
 from tests.factories import make_question_set, make_user
-
 
 # --- The instructor role ---------------------------------------------------------------------------
 

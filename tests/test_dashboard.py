@@ -4,8 +4,6 @@ from datetime import UTC, datetime, timedelta
 from unittest import mock
 
 import pytest
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from quiz import dashboard_views, scheduling, stats
@@ -17,6 +15,7 @@ from tests.factories import (
     make_user,
     rate_item,
 )
+from tests.helpers import count_queries
 
 # 22:00 on Tuesday 14 January in New York (UTC-5): already the 15th in UTC.
 NOW = datetime(2025, 1, 15, 3, 0, tzinfo=UTC)
@@ -321,21 +320,15 @@ def _add_history(user, answers):
     )
 
 
-def _count(client):
-    with CaptureQueriesContext(connection) as context:
-        assert client.get(reverse("home")).status_code == 200
-    return len(context.captured_queries)
-
-
 def test_the_dashboard_runs_the_same_queries_with_10_and_10000_answers(
     client, learner, other_learner, clock, django_assert_max_num_queries
 ):
     client.force_login(learner)
     _add_history(learner, 10)
-    few = _count(client)
+    few = count_queries(client, reverse("home"), ok=(200,))
     _add_history(other_learner, 10_000)
     client.force_login(other_learner)
-    many = _count(client)
+    many = count_queries(client, reverse("home"), ok=(200,))
 
     assert few == many
     # session; user; question sets with best score and open attempt; decks with their counts;

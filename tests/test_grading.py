@@ -8,7 +8,12 @@ from django.urls import reverse
 from quiz import assignments, grading
 from quiz.models import Attempt, Review
 from tests.class_factories import NOW, make_assignment, make_classroom
-from tests.factories import correct_number, make_question_set, start_attempt, wrong_number
+from tests.factories import (
+    correct_number,
+    make_question_set,
+    start_attempt,
+    wrong_number,
+)
 
 
 def answer(attempt, position, right, now=NOW):

@@ -8,7 +8,13 @@ from django.test import Client
 from django.urls import reverse
 
 from quiz.models import Attempt, AttemptQuestion
-from tests.factories import correct_choice, correct_number, make_question_set, start_attempt, wrong_number
+from tests.factories import (
+    correct_choice,
+    correct_number,
+    make_question_set,
+    start_attempt,
+    wrong_number,
+)
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 

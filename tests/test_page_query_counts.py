@@ -4,9 +4,6 @@
 from datetime import timedelta
 
 import pytest
-from django.db import connection
-from django.test import Client
-from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
@@ -14,6 +11,7 @@ from quiz import grading, scheduling
 from quiz.models import Attempt, Enrollment, MemoryState, Review, User
 from tests.class_factories import make_assignment, make_classroom, make_quiz_set
 from tests.factories import make_deck, make_question_set, start_attempt, wrong_number
+from tests.helpers import count_queries, logged_in
 
 LIMIT = 12  # session and user included
 
@@ -62,15 +60,6 @@ PAGES = {
 }
 
 
-def queries(user, url):
-    client = Client()
-    client.force_login(user)
-    with CaptureQueriesContext(connection) as context:
-        response = client.get(url)
-    assert response.status_code == 200, (url, response.status_code)
-    return len(context.captured_queries)
-
-
 @pytest.mark.parametrize("name", sorted(PAGES))
 def test_query_count_does_not_grow(world, teacher, name):
     who, args = PAGES[name]
@@ -80,9 +69,9 @@ def test_query_count_does_not_grow(world, teacher, name):
     user = world["learner"] if who == "learner" else teacher
     url = reverse(name, args=args(world))
 
-    before = queries(user, url)
+    before = count_queries(logged_in(user), url, ok=(200,))
     grow(world, teacher)
-    after = queries(user, url)
+    after = count_queries(logged_in(user), url, ok=(200,))
 
     assert before == after
     assert after <= LIMIT

@@ -11,7 +11,12 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from quiz import scheduling
 from quiz.models import AssignmentOverride, Attempt, MemoryState, Review, Topic
-from tests.class_factories import make_assignment, make_classroom, make_instructor, make_quiz_set
+from tests.class_factories import (
+    make_assignment,
+    make_classroom,
+    make_instructor,
+    make_quiz_set,
+)
 from tests.factories import make_deck, make_question_set, make_user, start_attempt
 
 ACTORS = ["anonymous", "learner", "outsider", "owner", "other_instructor"]

@@ -5,23 +5,15 @@ and checks that the count is the same with little and with a lot of data.
 """
 
 import pytest
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
 from quiz.models import Attempt
 from tests.factories import answer_all, correct_number, make_question_set, start_attempt
+from tests.helpers import count_queries
 
 # Session + user lookups that every signed-in request makes.
 AUTH = 2
-
-
-def count_queries(client, method, url, data=None):
-    with CaptureQueriesContext(connection) as context:
-        response = getattr(client, method)(url, data or {})
-    assert response.status_code in (200, 302), response.status_code
-    return len(context.captured_queries)
 
 
 def add_finished_attempts(user, question_set, how_many):
@@ -35,13 +27,13 @@ def add_finished_attempts(user, question_set, how_many):
 def test_home_for_a_learner(learner_client, learner, django_assert_max_num_queries):
     sets = [make_question_set(questions=3) for _ in range(2)]
     add_finished_attempts(learner, sets[0], 1)
-    few = count_queries(learner_client, "get", reverse("home"))
+    few = count_queries(learner_client, reverse("home"))
 
     for _ in range(8):
         sets.append(make_question_set(questions=3))
     for question_set in sets:
         add_finished_attempts(learner, question_set, 100)
-    many = count_queries(learner_client, "get", reverse("home"))
+    many = count_queries(learner_client, reverse("home"))
 
     assert few == many
     # answers released since the last visit; sets with progress; decks with counts; memory
@@ -59,9 +51,9 @@ def test_home_for_a_visitor(client, db, django_assert_max_num_queries):
 
 def test_my_attempts(learner_client, learner, question_set, django_assert_max_num_queries):
     add_finished_attempts(learner, question_set, 1)
-    few = count_queries(learner_client, "get", reverse("attempt_list"))
+    few = count_queries(learner_client, reverse("attempt_list"))
     add_finished_attempts(learner, question_set, 999)
-    many = count_queries(learner_client, "get", reverse("attempt_list") + "?page=3")
+    many = count_queries(learner_client, reverse("attempt_list") + "?page=3")
 
     assert few == many
     # sets for the filter form; count for the paginator; one page of attempts with sets

@@ -7,7 +7,13 @@ import pytest
 from django.urls import reverse
 
 from quiz.models import Attempt, QuestionSet
-from tests.factories import correct_choice, correct_number, make_question_set, start_attempt, wrong_number
+from tests.factories import (
+    correct_choice,
+    correct_number,
+    make_question_set,
+    start_attempt,
+    wrong_number,
+)
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 

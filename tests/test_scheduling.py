@@ -7,7 +7,13 @@ import pytest
 from quiz import grading, scheduling, stats
 from quiz.models import MemoryState, Review
 from quiz.scheduling import Scope, next_entry, rate, undo_last
-from tests.factories import correct_number, make_deck, make_question_set, start_attempt, wrong_number
+from tests.factories import (
+    correct_number,
+    make_deck,
+    make_question_set,
+    start_attempt,
+    wrong_number,
+)
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=timezone.utc)
 Kind = MemoryState.Kind

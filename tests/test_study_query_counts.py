@@ -4,14 +4,13 @@ review history grows from 10 to 10,000 rows."""
 from datetime import timedelta
 
 import pytest
-from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
 from quiz import scheduling
 from quiz.models import MemoryState, Review
 from tests.factories import make_deck
+from tests.helpers import count_queries
 
 AUTH = 2  # session and user
 Kind = MemoryState.Kind
@@ -33,13 +32,6 @@ def grow_history(user, deck, reviews):
     )
 
 
-def queries(client, method, url, data=None):
-    with CaptureQueriesContext(connection) as context:
-        response = getattr(client, method)(url, data or {})
-    assert response.status_code in (200, 302), response.status_code
-    return len(context.captured_queries)
-
-
 @pytest.fixture
 def small_and_large(learner, other_learner, db):
     """Two learners with the same deck shape, one with 10 reviews and one with 10,000."""
@@ -51,7 +43,7 @@ def small_and_large(learner, other_learner, db):
 
 def test_study_page(learner_client, other_client, small_and_large, django_assert_max_num_queries):
     small, large = small_and_large
-    counts = [queries(c, "get", reverse("study_deck", args=[d.pk])) for c, d in ((learner_client, small), (other_client, large))]
+    counts = [count_queries(c, reverse("study_deck", args=[d.pk])) for c, d in ((learner_client, small), (other_client, large))]
 
     assert counts[0] == counts[1]
     # answers released since the last visit; due review by predicted recall; anything left
@@ -66,7 +58,7 @@ def test_rating(learner_client, other_client, small_and_large, django_assert_max
     for client, deck in ((learner_client, small), (other_client, large)):
         html = client.get(reverse("study_deck", args=[deck.pk])).content.decode()
         item = html.split('name="item" value="', 1)[1].split('"', 1)[0]
-        counts.append(queries(client, "post", reverse("study_deck", args=[deck.pk]), {"item": item, "rating": 3}))
+        counts.append(count_queries(client, reverse("study_deck", args=[deck.pk]), "post", {"item": item, "rating": 3}))
 
     assert counts[0] == counts[1]
     # answers released since the last visit; deck; card; memory; savepoint, guarded update,
@@ -75,7 +67,7 @@ def test_rating(learner_client, other_client, small_and_large, django_assert_max
 
 
 def test_review_due_page(learner_client, other_client, small_and_large, django_assert_max_num_queries):
-    counts = [queries(c, "get", reverse("review_due")) for c in (learner_client, other_client)]
+    counts = [count_queries(c, reverse("review_due")) for c in (learner_client, other_client)]
 
     assert counts[0] == counts[1]
     with django_assert_max_num_queries(AUTH + 5):  # released answers; due item; can undo; session save
@@ -84,7 +76,7 @@ def test_review_due_page(learner_client, other_client, small_and_large, django_a
 
 def test_deck_page(learner_client, other_client, small_and_large, django_assert_max_num_queries):
     small, large = small_and_large
-    counts = [queries(c, "get", reverse("deck", args=[d.pk])) for c, d in ((learner_client, small), (other_client, large))]
+    counts = [count_queries(c, reverse("deck", args=[d.pk])) for c, d in ((learner_client, small), (other_client, large))]
 
     assert counts[0] == counts[1]
     with django_assert_max_num_queries(AUTH + 3):  # deck with counts; page count; page of cards
@@ -93,7 +85,7 @@ def test_deck_page(learner_client, other_client, small_and_large, django_assert_
 
 def test_drill_page(learner_client, other_client, small_and_large, django_assert_max_num_queries):
     small, large = small_and_large
-    counts = [queries(c, "get", reverse("drill", args=[d.pk])) for c, d in ((learner_client, small), (other_client, large))]
+    counts = [count_queries(c, reverse("drill", args=[d.pk])) for c, d in ((learner_client, small), (other_client, large))]
 
     assert counts[0] == counts[1]
     with django_assert_max_num_queries(AUTH + 7):  # due statement; learning; new statement; undo; session
@@ -103,7 +95,7 @@ def test_drill_page(learner_client, other_client, small_and_large, django_assert
 def test_card_info_page(learner_client, other_client, small_and_large, django_assert_max_num_queries):
     small, large = small_and_large
     pages = ((learner_client, small.cards.first()), (other_client, large.cards.first()))
-    counts = [queries(c, "get", reverse("card_info", args=[card.pk])) for c, card in pages]
+    counts = [count_queries(c, reverse("card_info", args=[card.pk])) for c, card in pages]
 
     assert counts[0] == counts[1]
     url = reverse("card_info", args=[large.cards.first().pk])
