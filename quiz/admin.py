@@ -15,7 +15,7 @@ from .models import (
     Assignment,
     AssignmentOverride,
     Attempt,
-    AttemptQuestion,
+    AttemptSlot,
     Card,
     Choice,
     Classroom,
@@ -24,9 +24,9 @@ from .models import (
     MemoryState,
     Question,
     QuestionSet,
-    QuizSet,
-    QuizSetQuestion,
-    Review,
+    QuestionPool,
+    PoolQuestion,
+    ReviewLog,
     SourceDocument,
     Topic,
     User,
@@ -185,10 +185,10 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return self.deletable and request.user.is_superuser
 
 
-class AttemptQuestionInline(admin.TabularInline):
+class AttemptSlotInline(admin.TabularInline):
     """What the learner saw and answered: a record, so nothing here is editable."""
 
-    model = AttemptQuestion
+    model = AttemptSlot
     fields = ("position", "question", "stem", "chosen_index", "is_correct", "answered_at", "seconds_spent")
     readonly_fields = fields
     can_delete = False
@@ -216,7 +216,7 @@ class AttemptAdmin(ReadOnlyAdmin):
     list_select_related = ("user", "question_set")
     search_fields = ("user__username", "title", "question_set__title")
     date_hierarchy = "started_at"
-    inlines = [AttemptQuestionInline]
+    inlines = [AttemptSlotInline]
 
     @admin.display(description="quiz", ordering="question_set__title")
     def display_title(self, attempt):
@@ -237,7 +237,7 @@ class MemoryStateAdmin(ReadOnlyAdmin):
         return str(memory.item)
 
 
-@admin.register(Review)
+@admin.register(ReviewLog)
 class ReviewAdmin(ReadOnlyAdmin):
     # No deleting single reviews either: undo restores the memory state from the log, so a
     # hole in the log would make the scheduler's history inconsistent.
@@ -278,20 +278,20 @@ class ClassroomAdmin(admin.ModelAdmin):
     inlines = [EnrollmentInline]
 
 
-class QuizSetQuestionInline(admin.TabularInline):
-    model = QuizSetQuestion
+class PoolQuestionInline(admin.TabularInline):
+    model = PoolQuestion
     extra = 0
     raw_id_fields = ("question",)
     ordering = ("position",)
 
 
-@admin.register(QuizSet)
-class QuizSetAdmin(admin.ModelAdmin):
+@admin.register(QuestionPool)
+class QuestionPoolAdmin(admin.ModelAdmin):
     list_display = ("title", "owner", "draw_count", "created_at")
     list_select_related = ("owner",)
     search_fields = ("title", "owner__username")
     raw_id_fields = ("owner",)
-    inlines = [QuizSetQuestionInline]
+    inlines = [PoolQuestionInline]
 
 
 class AssignmentOverrideInline(admin.TabularInline):
@@ -306,5 +306,5 @@ class AssignmentAdmin(admin.ModelAdmin):
     list_select_related = ("classroom",)
     list_filter = ("grading", "feedback_timing")
     search_fields = ("title", "classroom__name")
-    raw_id_fields = ("classroom", "quiz_set")
+    raw_id_fields = ("classroom", "pool")
     inlines = [AssignmentOverrideInline]

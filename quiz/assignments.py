@@ -74,7 +74,7 @@ def learner_assignments(*, user, now=None, classroom=None):
     (plus one to close timed attempts whose time ran out)."""
     now = now or timezone.now()
     Attempt.objects.filter(user=user, assignment__isnull=False).close_expired(now)
-    assignments = Assignment.objects.for_learner(user).select_related("classroom", "quiz_set")
+    assignments = Assignment.objects.for_learner(user).select_related("classroom", "pool")
     if classroom is not None:
         assignments = assignments.filter(classroom=classroom)
     return [_as_seen_by(assignment, now) for assignment in _annotated_for(user, assignments)]
@@ -84,7 +84,7 @@ def get_learner_assignment(*, user, assignment_id, now=None):
     """One assignment of the learner's classes, or None if it is not theirs."""
     now = now or timezone.now()
     Attempt.objects.filter(user=user, assignment_id=assignment_id).close_expired(now)
-    assignments = Assignment.objects.for_learner(user).filter(pk=assignment_id).select_related("classroom", "quiz_set")
+    assignments = Assignment.objects.for_learner(user).filter(pk=assignment_id).select_related("classroom", "pool")
     assignment = _annotated_for(user, assignments).first()
     return assignment and _as_seen_by(assignment, now)
 
@@ -119,7 +119,7 @@ def start_attempt(*, user, seen, now=None, rng=None):
         # After the due date its answers are shown; a new attempt would be answered from them.
         raise RuleViolation("This assignment closed on its due date, and its answers are now shown.")
     rng = rng or random
-    questions = assignment.quiz_set.questions_for_attempt(rng)
+    questions = assignment.pool.questions_for_attempt(rng)
     if not questions:
         raise RuleViolation("This assignment has no questions yet.")
     order_rng = rng if assignment.shuffle else _KeepOrder()

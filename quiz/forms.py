@@ -4,7 +4,7 @@ from zoneinfo import available_timezones
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
-from .models import Assignment, Attempt, Classroom, QuestionSet, QuizSet, Topic, User
+from .models import Assignment, Attempt, Classroom, QuestionSet, QuestionPool, Topic, User
 
 
 def id_from_form(text):
@@ -103,9 +103,9 @@ class ClassroomForm(forms.ModelForm):
         fields = ("name",)
 
 
-class QuizSetForm(forms.ModelForm):
+class QuestionPoolForm(forms.ModelForm):
     class Meta:
-        model = QuizSet
+        model = QuestionPool
         fields = ("title", "draw_count")
         labels = {"draw_count": "Random questions per attempt"}
 
@@ -174,23 +174,23 @@ class AssignmentForm(forms.ModelForm):
 
     class Meta:
         model = Assignment
-        fields = ("quiz_set", "title", "opens_at", "due_at", "time_limit", "max_attempts", "grading", "shuffle",
+        fields = ("pool", "title", "opens_at", "due_at", "time_limit", "max_attempts", "grading", "shuffle",
                   "feedback_timing")
         labels = {"max_attempts": "Attempts allowed", "feedback_timing": "Show feedback and answers"}
 
     def __init__(self, *args, owner, **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["quiz_set"].queryset = owner.quiz_sets.all()
+        self.fields["pool"].queryset = owner.question_pools.all()
         self.fields["title"].required = False
 
     def clean(self):
         data = super().clean()
         if data.get("opens_at") and data.get("due_at") and data["due_at"] <= data["opens_at"]:
             self.add_error("due_at", "The due date must be after the opening date.")
-        if not data.get("title") and data.get("quiz_set"):
-            data["title"] = data["quiz_set"].title
-        if data.get("quiz_set") and not data["quiz_set"].entries.exists():
-            self.add_error("quiz_set", "This quiz set has no questions yet: add some before assigning it.")
+        if not data.get("title") and data.get("pool"):
+            data["title"] = data["pool"].title
+        if data.get("pool") and not data["pool"].entries.exists():
+            self.add_error("pool", "This question pool has no questions yet: add some before assigning it.")
         return data
 
 

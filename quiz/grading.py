@@ -6,12 +6,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from . import scheduling
-from .models import AttemptQuestion, MemoryState, Review
+from .models import AttemptSlot, MemoryState, ReviewLog
 
 
 def rating_for(is_correct):
     # Pass/fail maps to Good/Again, as the fsrs maintainers advise for binary grading.
-    return Review.Rating.GOOD if is_correct else Review.Rating.AGAIN
+    return ReviewLog.Rating.GOOD if is_correct else ReviewLog.Rating.AGAIN
 
 
 def submit_answer(*, attempt, slot, number, now=None):
@@ -37,7 +37,7 @@ def schedule_visible_answers(*, user, now=None, attempt=None):
     Pages that read the queue call this first; when nothing is pending it is one query.
     """
     now = now or timezone.now()
-    pending = AttemptQuestion.objects.filter(
+    pending = AttemptSlot.objects.filter(
         attempt__user=user, answered_at__isnull=False, scheduled_at__isnull=True, attempt__finished_at__isnull=False
     ).exclude(attempt__reveal_at__gt=now)
     if attempt is not None:
@@ -49,14 +49,14 @@ def schedule_visible_answers(*, user, now=None, attempt=None):
 def _schedule(slot, user, now):
     with transaction.atomic():
         # Claim the slot first, so two requests catching up at once schedule it once.
-        if not AttemptQuestion.objects.filter(pk=slot.pk, scheduled_at__isnull=True).update(scheduled_at=now):
+        if not AttemptSlot.objects.filter(pk=slot.pk, scheduled_at__isnull=True).update(scheduled_at=now):
             return
         scheduling.rate(
             user=user,
             kind=MemoryState.Kind.QUESTION,
             item=slot.question,
             rating=rating_for(slot.is_correct),
-            source=Review.Source.QUIZ,
+            source=ReviewLog.Source.QUIZ,
             now=now,
             chosen_choice_id=slot.chosen_choice_id,
         )

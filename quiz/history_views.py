@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from .csv_export import csv_download
-from .models import Attempt, AttemptQuestion, MemoryState, QuestionSet, Review
+from .models import Attempt, AttemptSlot, MemoryState, QuestionSet, ReviewLog
 from .views import _get_attempt_for_user
 
 
@@ -38,13 +38,13 @@ def attempt_results(request, attempt_id):
 
 def _later_right_answers(user):
     """Right answers to the slot's question after the slot was answered, anywhere (a later
-    attempt, a review session). Answers in attempts that hide them write no Review, so none
+    attempt, a review session). Answers in attempts that hide them write no ReviewLog, so none
     of these tells what is still hidden."""
-    return Review.objects.filter(
+    return ReviewLog.objects.filter(
         user=user,
         memory__question=OuterRef("question"),
         reviewed_at__gt=OuterRef("answered_at"),
-        rating__gt=Review.Rating.AGAIN,
+        rating__gt=ReviewLog.Rating.AGAIN,
     )
 
 
@@ -144,7 +144,7 @@ def download_history(request):
 def _history_rows(user, now):
     yield CSV_COLUMNS
     answers = (
-        AttemptQuestion.objects.filter(attempt__user=user, answered_at__isnull=False)
+        AttemptSlot.objects.filter(attempt__user=user, answered_at__isnull=False)
         .select_related("attempt__question_set", "question")
         .order_by("answered_at", "pk")
     )
@@ -158,8 +158,8 @@ def _history_rows(user, now):
             "", slot.seconds_spent if slot.seconds_spent is not None else "", "quiz",
         ]
     reviews = (
-        Review.objects.filter(user=user)
-        .exclude(source=Review.Source.QUIZ)
+        ReviewLog.objects.filter(user=user)
+        .exclude(source=ReviewLog.Source.QUIZ)
         .select_related("memory__card__deck", "memory__question__question_set", "chosen_choice")
         .order_by("reviewed_at", "pk")
     )
@@ -174,7 +174,7 @@ def _history_rows(user, now):
         yield [
             "review", _utc(review.reviewed_at), memory.kind, parent, item.key, text, "", "",
             review.chosen_choice.text if review.chosen_choice else review.answer,
-            "yes" if review.rating > Review.Rating.AGAIN else "no",
+            "yes" if review.rating > ReviewLog.Rating.AGAIN else "no",
             review.get_rating_display(), seconds, review.source,
         ]
 

@@ -28,19 +28,19 @@ from .forms import (
     BankFilterForm,
     ClassroomForm,
     OverrideForm,
-    QuizSetForm,
+    QuestionPoolForm,
     id_from_form,
 )
 from .models import (
     Assignment,
     AssignmentOverride,
     Attempt,
-    AttemptQuestion,
+    AttemptSlot,
     Classroom,
     Enrollment,
     Question,
-    QuizSet,
-    QuizSetQuestion,
+    QuestionPool,
+    PoolQuestion,
     User,
     new_join_code,
 )
@@ -62,12 +62,12 @@ def _get_classroom(request, classroom_id):
 
 
 def _get_assignment(request, assignment_id):
-    assignments = Assignment.objects.owned_by(request.user).select_related("classroom", "quiz_set")
+    assignments = Assignment.objects.owned_by(request.user).select_related("classroom", "pool")
     return get_object_or_404(assignments, pk=assignment_id)
 
 
-def _get_quiz_set(request, quiz_set_id):
-    return get_object_or_404(QuizSet.objects.filter(owner=request.user), pk=quiz_set_id)
+def _get_pool(request, pool_id):
+    return get_object_or_404(QuestionPool.objects.filter(owner=request.user), pk=pool_id)
 
 
 def _get_learner(classroom, learner_id):
@@ -85,8 +85,8 @@ def _back(request, default):
 @instructor_required
 def teach_home(request):
     classrooms = Classroom.objects.owned_by(request.user).annotate(learner_count=Count("enrollments"))
-    quiz_sets = request.user.quiz_sets.annotate(question_count=Count("entries"))
-    context = {"classrooms": classrooms, "quiz_sets": quiz_sets, "form": ClassroomForm()}
+    question_pools = request.user.question_pools.annotate(question_count=Count("entries"))
+    context = {"classrooms": classrooms, "question_pools": question_pools, "form": ClassroomForm()}
     return render(request, "instructor/home.html", context)
 
 
@@ -112,7 +112,7 @@ def classroom(request, classroom_id):
     context = {
         "classroom": classroom,
         "page": page,
-        "assignments": classroom.assignments.select_related("quiz_set"),
+        "assignments": classroom.assignments.select_related("pool"),
         "join_url": join_url,
     }
     return render(request, "instructor/classroom.html", context)
@@ -150,69 +150,69 @@ def remove_learner(request, classroom_id, learner_id):
 
 @require_http_methods(["GET", "POST"])
 @instructor_required
-def new_quiz_set(request):
-    form = QuizSetForm(request.POST or None)
+def new_pool(request):
+    form = QuestionPoolForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        quiz_set = form.save(commit=False)
-        quiz_set.owner = request.user
-        quiz_set.save()
-        return redirect(quiz_set)
-    return render(request, "instructor/quiz_set_new.html", {"form": form}, status=400 if form.errors else 200)
+        pool = form.save(commit=False)
+        pool.owner = request.user
+        pool.save()
+        return redirect(pool)
+    return render(request, "instructor/pool_new.html", {"form": form}, status=400 if form.errors else 200)
 
 
 @require_http_methods(["GET", "POST"])
 @instructor_required
-def quiz_set(request, quiz_set_id):
+def pool(request, pool_id):
     """The builder: the set's questions in order beside the filtered question bank."""
-    quiz_set = _get_quiz_set(request, quiz_set_id)
-    form = QuizSetForm(request.POST or None, instance=quiz_set)
+    pool = _get_pool(request, pool_id)
+    form = QuestionPoolForm(request.POST or None, instance=pool)
     if request.method == "POST":
         if form.is_valid():
             form.save()
             messages.success(request, "Saved.")
-            return redirect(quiz_set)
+            return redirect(pool)
     bank_filter = BankFilterForm(request.GET or None)
-    chosen = quiz_set.entries.values("question")
+    chosen = pool.entries.values("question")
     bank = bank_filter.filter(Question.objects.exclude(pk__in=chosen).select_related("question_set"))
     bank_page = Paginator(bank.order_by("question_set__title", "position"), settings.QUIZ_PAGE_SIZE).get_page(
         request.GET.get("page")
     )
     context = {
-        "quiz_set": quiz_set,
+        "pool": pool,
         "form": form,
         "bank_filter": bank_filter,
         "bank_page": bank_page,
-        "entries": quiz_set.entries.select_related("question__question_set"),
+        "entries": pool.entries.select_related("question__question_set"),
         "here": request.get_full_path(),
     }
-    template = "instructor/quiz_set.html" + ("#builder" if request.htmx else "")
+    template = "instructor/pool.html" + ("#builder" if request.htmx else "")
     return render(request, template, context, status=400 if form.errors else 200)
 
 
 @require_POST
 @instructor_required
-def quiz_set_add(request, quiz_set_id):
-    quiz_set = _get_quiz_set(request, quiz_set_id)
+def pool_add(request, pool_id):
+    pool = _get_pool(request, pool_id)
     ids = [pk for pk in map(id_from_form, request.POST.getlist("question")) if pk is not None]
-    questions = Question.objects.filter(pk__in=ids).exclude(quiz_set_entries__quiz_set=quiz_set).order_by("pk")
+    questions = Question.objects.filter(pk__in=ids).exclude(pool_entries__pool=pool).order_by("pk")
     with transaction.atomic():
-        last = quiz_set.entries.aggregate(last=Max("position"))["last"] or 0
-        QuizSetQuestion.objects.bulk_create(
-            QuizSetQuestion(quiz_set=quiz_set, question=question, position=last + offset)
+        last = pool.entries.aggregate(last=Max("position"))["last"] or 0
+        PoolQuestion.objects.bulk_create(
+            PoolQuestion(pool=pool, question=question, position=last + offset)
             for offset, question in enumerate(questions, start=1)
         )
-    return redirect(_back(request, quiz_set.get_absolute_url()))
+    return redirect(_back(request, pool.get_absolute_url()))
 
 
 @require_POST
 @instructor_required
-def quiz_set_entry(request, quiz_set_id, entry_id):
+def pool_entry(request, pool_id, entry_id):
     """Move an entry up or down, or remove it."""
-    quiz_set = _get_quiz_set(request, quiz_set_id)
-    entry = get_object_or_404(quiz_set.entries, pk=entry_id)
+    pool = _get_pool(request, pool_id)
+    entry = get_object_or_404(pool.entries, pk=entry_id)
     action = request.POST.get("action")
     with transaction.atomic():
-        entries = list(quiz_set.entries.order_by("position"))
+        entries = list(pool.entries.order_by("position"))
         index = entries.index(entry)
         if action == "remove":
             entry.delete()
@@ -223,8 +223,8 @@ def quiz_set_entry(request, quiz_set_id, entry_id):
                 entries[index], entries[other] = entries[other], entries[index]
         for position, item in enumerate(entries, start=1):  # one renumbering, gaps closed
             item.position = position
-        QuizSetQuestion.objects.bulk_update(entries, ["position"])
-    return redirect(_back(request, quiz_set.get_absolute_url()))
+        PoolQuestion.objects.bulk_update(entries, ["position"])
+    return redirect(_back(request, pool.get_absolute_url()))
 
 
 # --- Assignments ---------------------------------------------------------------------------------
@@ -304,7 +304,7 @@ def responses_csv(request, classroom_id):
     """Every answer given in the class's assignments, one row each, streamed."""
     classroom = _get_classroom(request, classroom_id)
     slots = (
-        AttemptQuestion.objects.filter(attempt__assignment__classroom=classroom, answered_at__isnull=False)
+        AttemptSlot.objects.filter(attempt__assignment__classroom=classroom, answered_at__isnull=False)
         .select_related("attempt__user", "attempt__assignment")
         .order_by("attempt__assignment__due_at", "attempt__user__username", "attempt__started_at", "position")
     )

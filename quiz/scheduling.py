@@ -29,7 +29,7 @@ from django.utils import timezone
 from fsrs import Card as FsrsCard
 from fsrs import Rating, Scheduler, State
 
-from .models import Card, MemoryState, Review
+from .models import Card, MemoryState, ReviewLog
 from .sql import UnixDays, unix_days
 
 # Fuzzing would make the interval printed on a button differ from the one applied;
@@ -122,7 +122,7 @@ def item_lookup(kind, item):
 
 
 def rate(*, user, kind, item, rating, source, now=None, expected_reps=None, duration_ms=None, **details):
-    """Apply one rating to the learner's memory of an item; return the Review, or None.
+    """Apply one rating to the learner's memory of an item; return the ReviewLog, or None.
 
     None means the rating was refused because it is stale: `expected_reps` (the number of
     reviews the learner's screen was showing) no longer matches, which is what a double
@@ -147,7 +147,7 @@ def rate(*, user, kind, item, rating, source, now=None, expected_reps=None, dura
         with transaction.atomic():
             if not _save_guarded(memory, was_new):
                 return None
-            return Review.objects.create(
+            return ReviewLog.objects.create(
                 user=user,
                 memory=memory,
                 source=source,
@@ -184,7 +184,7 @@ def last_undoable(*, user, sources, scope):
     is also the latest rating of its own item, so undoing it rewrites no later history.
     """
     review = (
-        Review.objects.filter(user=user, memory__in=scope.memories(user))
+        ReviewLog.objects.filter(user=user, memory__in=scope.memories(user))
         .select_related("memory")
         .order_by("-reviewed_at", "-pk")
         .first()
@@ -194,7 +194,7 @@ def last_undoable(*, user, sources, scope):
 
 def undo_last(*, user, sources, scope, review_id=None):
     """Take back the session's last rating: restore the state it replaced and delete its log
-    row. Returns the undone Review, or None when nothing was undone.
+    row. Returns the undone ReviewLog, or None when nothing was undone.
 
     `review_id` is the rating the learner's page offered to undo; when it is no longer the
     last one (a double click, a stale tab), nothing happens. The writes are guarded by the
@@ -216,7 +216,7 @@ def undo_last(*, user, sources, scope, review_id=None):
         else:
             if not guarded.update(**restored(before)):
                 return None
-            Review.objects.filter(pk=review.pk).delete()
+            ReviewLog.objects.filter(pk=review.pk).delete()
     return review
 
 
@@ -254,7 +254,7 @@ class QueueStatus:
 
 
 def new_items_introduced_today(user, now, kinds=(Kind.CARD,)):
-    return Review.objects.filter(
+    return ReviewLog.objects.filter(
         user=user, was_new=True, memory__kind__in=kinds, reviewed_at__gte=user.start_of_today(now)
     ).count()
 

@@ -44,7 +44,7 @@ from django.db.models import (
 from django.db.models.functions import Cast, Coalesce, Floor, TruncDate
 
 from . import scheduling
-from .models import AttemptQuestion, MemoryState, Review, count_of
+from .models import AttemptSlot, MemoryState, ReviewLog, count_of
 from .sql import UnixDays
 
 Kind = MemoryState.Kind
@@ -165,12 +165,12 @@ def _part(memories, dim, key, name, parent, **numbers):
 
 def _mastery_numbers(user, now, exam_moment, target):
     since = now - timedelta(days=RECENT_DAYS)
-    recent = Review.objects.filter(memory=OuterRef("pk"), reviewed_at__gte=since)
+    recent = ReviewLog.objects.filter(memory=OuterRef("pk"), reviewed_at__gte=since)
     studied = Q(last_review__isnull=False, stability__gt=0)
     numbers = {
         "items": Count("pk", filter=studied),
         "answers": Sum(count_of(recent)),
-        "correct": Sum(count_of(recent.filter(rating__gt=Review.Rating.AGAIN))),
+        "correct": Sum(count_of(recent.filter(rating__gt=ReviewLog.Rating.AGAIN))),
         "recall_sum": Coalesce(Sum(recall_at(now), filter=studied), 0.0),
     }
     if exam_moment is not None:
@@ -209,7 +209,7 @@ def memory_summary(*, user, now, exam_moment=None, target=0.9):
         ),
         _forecast_part(mine, user, now),
         _part(
-            questions.filter(last_rating=Review.Rating.AGAIN), "mistakes", Value(0), Value(""), Value(0),
+            questions.filter(last_rating=ReviewLog.Rating.AGAIN), "mistakes", Value(0), Value(""), Value(0),
             items=Count("pk"),
         ),
         _missed_part(questions, user, now),
@@ -232,9 +232,9 @@ def _forecast_part(mine, user, now):
 
 
 def _missed_part(questions, user, now):
-    window = Review.objects.filter(memory=OuterRef("pk"), reviewed_at__gte=now - timedelta(days=MISSED_DAYS))
+    window = ReviewLog.objects.filter(memory=OuterRef("pk"), reviewed_at__gte=now - timedelta(days=MISSED_DAYS))
     answered = questions.annotate(
-        n=count_of(window), n_wrong=count_of(window.filter(rating=Review.Rating.AGAIN))
+        n=count_of(window), n_wrong=count_of(window.filter(rating=ReviewLog.Rating.AGAIN))
     ).filter(n__gte=2, n_wrong__gte=1)
     return _part(
         answered, "missed", F("question_id"), F("question__stem"), F("question__question_set_id"),
@@ -246,7 +246,7 @@ def _myths_part(mine):
     # Every Again in the drill is a time the myth was believed. `lapses` would miss most of
     # them: FSRS counts a lapse only for Again on an item already in its Review phase.
     times_believed = count_of(
-        Review.objects.filter(memory=OuterRef("pk"), source=Review.Source.DRILL, rating=Review.Rating.AGAIN)
+        ReviewLog.objects.filter(memory=OuterRef("pk"), source=ReviewLog.Source.DRILL, rating=ReviewLog.Rating.AGAIN)
     )
     believed = mine.filter(kind=Kind.MYTH).annotate(n_believed=times_believed).filter(n_believed__gt=0)
     return _part(
@@ -333,12 +333,12 @@ def daily_activity(*, user, now):
     first = first_heatmap_day(user, now)
     start = datetime.combine(first, time.min, tzinfo=user.zone)
     rows = (
-        Review.objects.filter(user=user, reviewed_at__gte=start)
+        ReviewLog.objects.filter(user=user, reviewed_at__gte=start)
         .order_by()
         .values(day=local_day_number("reviewed_at", user.zone, start, now))
         .annotate(
             reviews=Count("pk"),
-            correct=Count("pk", filter=Q(rating__gt=Review.Rating.AGAIN)),
+            correct=Count("pk", filter=Q(rating__gt=ReviewLog.Rating.AGAIN)),
             new_cards=Count("pk", filter=Q(was_new=True, memory__kind=Kind.CARD)),
         )
     )
@@ -349,7 +349,7 @@ def daily_activity(*, user, now):
     # Answers not yet scheduled have no review row (their feedback is held back): they still
     # count as studying that day, for the streak and the heatmap.
     held = (
-        AttemptQuestion.objects.filter(attempt__user=user, answered_at__gte=start, scheduled_at__isnull=True)
+        AttemptSlot.objects.filter(attempt__user=user, answered_at__gte=start, scheduled_at__isnull=True)
         .order_by()
         .values(day=local_day_number("answered_at", user.zone, start, now))
         .annotate(n=Count("pk"))

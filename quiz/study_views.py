@@ -23,10 +23,10 @@ from django_htmx.http import push_url
 
 from . import grading, scheduling
 from .forms import DrillAnswerForm, RatingForm, ReviewAnswerForm, StudySettingsForm, id_from_form
-from .models import Attempt, Card, Choice, Deck, MemoryState, Question, Review
+from .models import Attempt, Card, Choice, Deck, MemoryState, Question, ReviewLog
 
 Kind = MemoryState.Kind
-Source = Review.Source
+Source = ReviewLog.Source
 
 
 # --- What a session is showing ----------------------------------------------------------------
@@ -239,7 +239,7 @@ def _card_context(entry, now):
     recall = scheduling.retrievability(entry.memory, now)
     intervals = scheduling.next_intervals(entry.memory, now)
     buttons = [
-        {"value": int(rating), "label": Review.Rating(int(rating)).label, "interval": scheduling.short_interval(delta)}
+        {"value": int(rating), "label": ReviewLog.Rating(int(rating)).label, "interval": scheduling.short_interval(delta)}
         for rating, delta in intervals.items()
     ]
     return {"recall": None if recall is None else round(recall * 100), "buttons": buttons}
@@ -289,7 +289,7 @@ def _answer_url(review, session):
 def review_answer(request, review_id):
     """Feedback on one answered review question or drill statement (the learner's own)."""
     review = get_object_or_404(
-        Review.objects.filter(user=request.user, memory__kind__in=[Kind.QUESTION, Kind.MYTH, Kind.FACT]).select_related(
+        ReviewLog.objects.filter(user=request.user, memory__kind__in=[Kind.QUESTION, Kind.MYTH, Kind.FACT]).select_related(
             "memory__card__deck", "memory__question__question_set", "chosen_choice"
         ),
         pk=review_id,
@@ -297,7 +297,7 @@ def review_answer(request, review_id):
     next_url = request.GET.get("next", "")
     if not url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()}):
         next_url = reverse("review_due") if review.memory.kind == Kind.QUESTION else review.memory.card.deck.get_absolute_url()
-    correct = review.rating != Review.Rating.AGAIN
+    correct = review.rating != ReviewLog.Rating.AGAIN
     context = {"review": review, "memory": review.memory, "correct": correct, "next_url": next_url}
     if review.memory.kind == Kind.QUESTION:
         context["choices"] = [
@@ -352,7 +352,7 @@ def card_info(request, card_id):
     states = [
         {"memory": m, "recall": scheduling.retrievability(m, now), "kind": m.get_kind_display()} for m in memories
     ]
-    reviews = Review.objects.filter(user=request.user, memory__card=card).select_related("memory")
+    reviews = ReviewLog.objects.filter(user=request.user, memory__card=card).select_related("memory")
     page = Paginator(reviews, settings.QUIZ_PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "quiz/card_info.html", {"card": card, "states": states, "page": page})
 

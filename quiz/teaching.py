@@ -17,11 +17,11 @@ from .assignments import Status, counted, counted_score, status_of
 from .models import (
     AssignmentOverride,
     Attempt,
-    AttemptQuestion,
+    AttemptSlot,
     Choice,
     MemoryState,
     Question,
-    QuizSetQuestion,
+    PoolQuestion,
 )
 
 # Kelley's classic split for the discrimination index: the top and bottom 27% of learners.
@@ -59,7 +59,7 @@ def gradebook(*, classroom, now, sort="name"):
     """Learners by assignments with the counted score and status of each cell. Five queries."""
     Attempt.objects.filter(assignment__classroom=classroom).close_expired(now)
     learners = [e.learner for e in classroom.enrollments.select_related("learner").order_by("learner__username")]
-    assignments = list(classroom.assignments.select_related("quiz_set"))
+    assignments = list(classroom.assignments.select_related("pool"))
     overrides = {
         (o.assignment_id, o.learner_id): o for o in AssignmentOverride.objects.filter(assignment__classroom=classroom)
     }
@@ -163,11 +163,11 @@ def item_analysis(*, assignment):
     """Facility, discrimination, distractors and median time per question. Eight queries."""
     Attempt.objects.filter(assignment=assignment).close_expired()
     attempts = analysed_attempts(assignment)
-    answered = AttemptQuestion.objects.filter(attempt__in=[a.pk for a in attempts]).values("question")
-    in_set = QuizSetQuestion.objects.filter(quiz_set=assignment.quiz_set, question=OuterRef("pk"))
+    answered = AttemptSlot.objects.filter(attempt__in=[a.pk for a in attempts]).values("question")
+    in_set = PoolQuestion.objects.filter(pool=assignment.pool, question=OuterRef("pk"))
     # The set's questions in its order, then any since removed from it that learners answered.
     questions = list(
-        Question.objects.filter(Q(quiz_set_entries__quiz_set=assignment.quiz_set) | Q(pk__in=answered))
+        Question.objects.filter(Q(pool_entries__pool=assignment.pool) | Q(pk__in=answered))
         .distinct()
         .annotate(set_position=Subquery(in_set.values("position")[:1]))
         .order_by(F("set_position").asc(nulls_last=True), "pk")
@@ -175,7 +175,7 @@ def item_analysis(*, assignment):
     choices = defaultdict(list)
     for choice in Choice.objects.filter(question__in=questions).order_by("position"):
         choices[choice.question_id].append(choice)
-    slots = AttemptQuestion.objects.filter(attempt__in=[a.pk for a in attempts], answered_at__isnull=False)
+    slots = AttemptSlot.objects.filter(attempt__in=[a.pk for a in attempts], answered_at__isnull=False)
 
     facility = {
         row["question"]: row
@@ -257,7 +257,7 @@ def recall_by_learner(*, assignment, now):
         MemoryState.objects.filter(
             user__in=[learner.pk for learner in learners],
             kind=MemoryState.Kind.QUESTION,
-            question__quiz_set_entries__quiz_set=assignment.quiz_set,
+            question__pool_entries__pool=assignment.pool,
             last_review__isnull=False,
         )
         .values("user")

@@ -16,7 +16,7 @@ from django_htmx.http import HttpResponseClientRedirect, push_url
 
 from . import grading
 from .forms import AnswerForm, SignUpForm, StartAttemptForm
-from .models import Attempt, AttemptQuestion, QuestionSet
+from .models import Attempt, AttemptSlot, QuestionSet
 
 def _get_attempt_for_user(request, attempt_id):
     """The signed-in learner's own attempt, or 404: nobody else's attempts exist for them."""
@@ -27,7 +27,7 @@ def _get_attempt_for_user(request, attempt_id):
 
 def _get_slot(attempt, position):
     """One question of the attempt, or 404 for a position outside it."""
-    slot = get_object_or_404(AttemptQuestion.objects.filter(attempt=attempt).select_related("question"), position=position)
+    slot = get_object_or_404(AttemptSlot.objects.filter(attempt=attempt).select_related("question"), position=position)
     slot.attempt = attempt  # already loaded; saves a query
     return slot
 

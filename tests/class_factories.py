@@ -1,8 +1,8 @@
-"""Builders for classes, quiz sets and assignments."""
+"""Builders for classes, question pools and assignments."""
 
 from datetime import datetime, timedelta, timezone
 
-from quiz.models import Assignment, Classroom, QuizSet, QuizSetQuestion
+from quiz.models import Assignment, Classroom, QuestionPool, PoolQuestion
 from tests.factories import make_question_set, make_user
 
 # A fixed "now" for rule tests: assignments open a day before and are due a day after.
@@ -20,22 +20,22 @@ def make_classroom(owner, name="Networking 101", learners=()):
     return classroom
 
 
-def make_quiz_set(owner, questions=None, title="Week 1 quiz", draw_count=None):
+def make_pool(owner, questions=None, title="Week 1 quiz", draw_count=None):
     questions = list(questions if questions is not None else make_question_set(questions=3).questions.all())
-    quiz_set = QuizSet.objects.create(owner=owner, title=title, draw_count=draw_count)
-    QuizSetQuestion.objects.bulk_create(
-        QuizSetQuestion(quiz_set=quiz_set, question=q, position=n) for n, q in enumerate(questions, start=1)
+    pool = QuestionPool.objects.create(owner=owner, title=title, draw_count=draw_count)
+    PoolQuestion.objects.bulk_create(
+        PoolQuestion(pool=pool, question=q, position=n) for n, q in enumerate(questions, start=1)
     )
-    return quiz_set
+    return pool
 
 
-def make_assignment(classroom, quiz_set=None, **rules):
-    quiz_set = quiz_set or make_quiz_set(classroom.owner)
+def make_assignment(classroom, pool=None, **rules):
+    pool = pool or make_pool(classroom.owner)
     fields = {
-        "title": quiz_set.title,
+        "title": pool.title,
         "opens_at": NOW - timedelta(days=1),
         "due_at": NOW + timedelta(days=1),
         "shuffle": False,
         **rules,
     }
-    return Assignment.objects.create(classroom=classroom, quiz_set=quiz_set, **fields)
+    return Assignment.objects.create(classroom=classroom, pool=pool, **fields)

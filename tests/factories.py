@@ -95,10 +95,10 @@ def make_topic(name):
 def rate_item(user, item, rating, at, source=None):
     """Rate a card or a question at a fixed moment, through the real scheduler."""
     from quiz import scheduling
-    from quiz.models import MemoryState, Review
+    from quiz.models import MemoryState, ReviewLog
 
     kind = MemoryState.Kind.QUESTION if isinstance(item, Question) else MemoryState.Kind.CARD
-    source = source or (Review.Source.REVIEW if kind == MemoryState.Kind.QUESTION else Review.Source.STUDY)
+    source = source or (ReviewLog.Source.REVIEW if kind == MemoryState.Kind.QUESTION else ReviewLog.Source.STUDY)
     return scheduling.rate(user=user, kind=kind, item=item, rating=rating, source=source, now=at)
 
 

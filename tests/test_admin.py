@@ -9,10 +9,10 @@ from django.utils import timezone
 
 from quiz.models import (
     Attempt,
-    AttemptQuestion,
+    AttemptSlot,
     Choice,
     MemoryState,
-    Review,
+    ReviewLog,
     SourceDocument,
     User,
 )
@@ -134,7 +134,7 @@ def test_the_attempt_page_shows_what_the_learner_saw_without_a_save_button(admin
 
 def test_posting_to_an_attempt_is_refused_and_changes_nothing(admin_client):
     attempt, _ = answered_attempt()
-    before = (list(Attempt.objects.values()), list(AttemptQuestion.objects.order_by("pk").values()))
+    before = (list(Attempt.objects.values()), list(AttemptSlot.objects.order_by("pk").values()))
 
     response = admin_client.post(
         reverse("admin:quiz_attempt_change", args=[attempt.pk]),
@@ -142,10 +142,10 @@ def test_posting_to_an_attempt_is_refused_and_changes_nothing(admin_client):
     )
 
     assert response.status_code == 403
-    assert (list(Attempt.objects.values()), list(AttemptQuestion.objects.order_by("pk").values())) == before
+    assert (list(Attempt.objects.values()), list(AttemptSlot.objects.order_by("pk").values())) == before
 
 
-@pytest.mark.parametrize("model", ["attempt", "memorystate", "review"])
+@pytest.mark.parametrize("model", ["attempt", "memorystate", "reviewlog"])
 def test_history_cannot_be_added_by_hand(admin_client, model):
     assert admin_client.get(reverse(f"admin:quiz_{model}_add")).status_code == 403
 
@@ -153,8 +153,8 @@ def test_history_cannot_be_added_by_hand(admin_client, model):
 def make_memory_and_review(user, card):
     now = timezone.now()
     memory = MemoryState.objects.create(user=user, kind=MemoryState.Kind.CARD, card=card, due=now, reps=1)
-    review = Review.objects.create(
-        user=user, memory=memory, source=Review.Source.STUDY, rating=Review.Rating.GOOD, reviewed_at=now, due_after=now
+    review = ReviewLog.objects.create(
+        user=user, memory=memory, source=ReviewLog.Source.STUDY, rating=ReviewLog.Rating.GOOD, reviewed_at=now, due_after=now
     )
     return memory, review
 
@@ -173,7 +173,7 @@ def test_memory_states_and_reviews_are_shown_read_only(admin_client):
     assert "Front 1" in changelist
 
 
-@pytest.mark.parametrize("model", ["attempt", "memorystate", "review"])
+@pytest.mark.parametrize("model", ["attempt", "memorystate", "reviewlog"])
 def test_history_list_pages_take_the_same_queries_for_one_row_or_many(admin_client, model):
     def rows(count):
         for _ in range(count):
@@ -209,7 +209,7 @@ def test_class_and_assignment_pages_render(admin_client, db):
     teacher = make_instructor("admin_teacher")
     classroom = make_classroom(teacher, learners=[make_user("enrolled")])
     assignment = make_assignment(classroom)
-    for obj in (classroom, assignment.quiz_set, assignment, teacher):
+    for obj in (classroom, assignment.pool, assignment, teacher):
         meta = obj._meta
         assert admin_client.get(reverse(f"admin:quiz_{meta.model_name}_changelist")).status_code == 200
         page = admin_client.get(reverse(f"admin:quiz_{meta.model_name}_change", args=[obj.pk]))

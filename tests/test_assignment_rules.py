@@ -10,7 +10,7 @@ from django.urls import reverse
 from quiz import assignments, grading
 from quiz.assignments import RuleViolation, Status
 from quiz.models import Assignment, AssignmentOverride, Attempt, MemoryState
-from tests.class_factories import NOW, make_assignment, make_classroom, make_quiz_set
+from tests.class_factories import NOW, make_assignment, make_classroom, make_pool
 from tests.factories import correct_number, make_question_set, wrong_number
 
 
@@ -182,7 +182,7 @@ def test_an_override_gives_one_learner_extra_time(learner, classroom):
 
 def test_a_random_draw_is_recorded_per_attempt(learner, classroom, teacher):
     pool = make_question_set(questions=6).questions.all()
-    assignment = make_assignment(classroom, make_quiz_set(teacher, pool, draw_count=2))
+    assignment = make_assignment(classroom, make_pool(teacher, pool, draw_count=2))
 
     attempt = start(learner, assignment, rng=random.Random(3))
 

@@ -1,4 +1,4 @@
-"""An instructor runs a class in Chromium: creates it, builds a quiz set, assigns it with a
+"""An instructor runs a class in Chromium: creates it, builds a question pool, assigns it with a
 time limit; a learner joins with the code and takes it; the instructor sees the score and
 the item analysis."""
 
@@ -48,9 +48,9 @@ def test_an_instructor_runs_a_class_and_a_learner_takes_the_assignment(browser, 
     code = teacher.get_by_test_id("join-code").inner_text()
     assert re.fullmatch(r"[A-Z2-9]{8}", code)
 
-    # A quiz set of three questions picked from the bank.
+    # A question pool of three questions picked from the bank.
     teacher.get_by_role("link", name="Teach").click()
-    teacher.get_by_role("link", name="New quiz set").click()
+    teacher.get_by_role("link", name="New question pool").click()
     teacher.get_by_label("Title").fill("Parallelism check")
     teacher.get_by_role("button", name="Create and pick questions").click()
     teacher.get_by_label("Search").fill("parallel")
@@ -65,8 +65,8 @@ def test_an_instructor_runs_a_class_and_a_learner_takes_the_assignment(browser, 
     # Assigned to the class with a 10-minute limit.
     teacher.get_by_role("link", name="Teach").click()
     teacher.get_by_role("link", name="GPU operations").click()
-    teacher.get_by_role("link", name="Assign a quiz set").click()
-    teacher.get_by_label("Quiz set").select_option(label="Parallelism check")
+    teacher.get_by_role("link", name="Assign a question pool").click()
+    teacher.get_by_label("Question pool").select_option(label="Parallelism check")
     now = timezone.now()
     teacher.get_by_label("Opens").fill(local(now - timedelta(hours=1)))
     teacher.get_by_label("Due").fill(local(now + timedelta(days=7)))

@@ -6,7 +6,7 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from quiz.models import Card, MemoryState, Review
+from quiz.models import Card, MemoryState, ReviewLog
 from tests.factories import PASSWORD, make_user
 from tests.test_browser_quiz import SEED
 
@@ -46,23 +46,23 @@ def test_studying_a_deck_with_the_keyboard_only(page):
     page.keyboard.press("3")  # Good: saved, and the next card swaps in
     expect(page.locator(".face-front .card-text")).not_to_have_text(first.front)
     second = shown_card(page)
-    assert Review.objects.get().rating == 3
+    assert ReviewLog.objects.get().rating == 3
 
     page.keyboard.press("Enter")  # Enter flips too
     page.keyboard.press("1")  # Again
     expect(page.locator(".face-front .card-text")).not_to_have_text(second.front)
-    assert Review.objects.count() == 2
+    assert ReviewLog.objects.count() == 2
 
     page.keyboard.press("Control+z")  # undo the Again: the second card is back, as it was
     expect(page.locator(".face-front .card-text")).to_have_text(second.front)
-    assert Review.objects.count() == 1
+    assert ReviewLog.objects.count() == 1
     assert not MemoryState.objects.filter(card=second).exists()
 
     page.keyboard.press("Space")
     page.keyboard.press("4")  # Easy
     expect(page.locator(".face-front .card-text")).not_to_have_text(second.front)
     assert page.evaluate("window.stillTheSamePage"), "ratings swapped fragments without reloading"
-    assert Review.objects.filter(memory__card=second).get().rating == 4
+    assert ReviewLog.objects.filter(memory__card=second).get().rating == 4
 
 
 def test_the_flip_animation_respects_reduced_motion(browser, live_server, transactional_db):
@@ -96,5 +96,5 @@ def test_a_myth_or_fact_drill(page):
         page.keyboard.press("n")
         expect(page.locator(".verdict")).to_have_count(0)
 
-    answers = Review.objects.filter(source="drill")
+    answers = ReviewLog.objects.filter(source="drill")
     assert answers.count() == 3 and set(answers.values_list("rating", flat=True)) == {3}

@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from quiz.models import Enrollment, User
-from tests.class_factories import make_assignment, make_classroom, make_quiz_set
+from tests.class_factories import make_assignment, make_classroom, make_pool
 from tests.factories import make_question_set
 from tests.helpers import count_queries, logged_in
 
@@ -17,15 +17,15 @@ def grown_class(teacher, size, learner=None):
     Enrollment.objects.bulk_create(Enrollment(classroom=classroom, learner=u) for u in learners)
     if learner:
         classroom.join(learner)
-    quiz_set = make_quiz_set(teacher, make_question_set(questions=size // 50 + 3).questions.all(), title=f"Set {size}")
+    pool = make_pool(teacher, make_question_set(questions=size // 50 + 3).questions.all(), title=f"Set {size}")
     for n in range(3):
-        make_assignment(classroom, quiz_set, title=f"Week {n}")
+        make_assignment(classroom, pool, title=f"Week {n}")
     return classroom
 
 
 @pytest.mark.parametrize("page, limit", [
     ("classroom", 5),  # classroom; learner count; page of learners; assignments
-    ("teach_home", 2),  # classes with learner counts; quiz sets with question counts
+    ("teach_home", 2),  # classes with learner counts; question pools with question counts
 ])
 def test_instructor_pages(teacher_client, teacher, page, limit, django_assert_max_num_queries):
     small, large = grown_class(teacher, 5), grown_class(teacher, 500)
@@ -36,16 +36,16 @@ def test_instructor_pages(teacher_client, teacher, page, limit, django_assert_ma
         teacher_client.get(reverse(page, args=args(large)))
 
 
-def test_the_quiz_set_builder(teacher_client, teacher, django_assert_max_num_queries):
-    small = make_quiz_set(teacher, make_question_set(questions=3).questions.all(), title="small")
-    large = make_quiz_set(teacher, make_question_set(questions=200).questions.all(), title="large")
+def test_the_pool_builder(teacher_client, teacher, django_assert_max_num_queries):
+    small = make_pool(teacher, make_question_set(questions=3).questions.all(), title="small")
+    large = make_pool(teacher, make_question_set(questions=200).questions.all(), title="large")
 
-    assert count_queries(teacher_client, reverse("quiz_set", args=[small.pk]), ok=(200,)) == count_queries(
-        teacher_client, reverse("quiz_set", args=[large.pk]), ok=(200,)
+    assert count_queries(teacher_client, reverse("pool", args=[small.pk]), ok=(200,)) == count_queries(
+        teacher_client, reverse("pool", args=[large.pk]), ok=(200,)
     )
-    # quiz set; bank count; bank page with sets; entries with questions and sets; topics and sets for the filter
+    # question pool; bank count; bank page with sets; entries with questions and sets; topics and sets for the filter
     with django_assert_max_num_queries(AUTH + 6):
-        teacher_client.get(reverse("quiz_set", args=[large.pk]))
+        teacher_client.get(reverse("pool", args=[large.pk]))
 
 
 def test_learner_class_pages(learner, teacher, django_assert_max_num_queries):

@@ -13,7 +13,7 @@ from quiz.models import (
     AssignmentOverride,
     Classroom,
     Enrollment,
-    QuizSet,
+    QuestionPool,
     Topic,
     User,
 )
@@ -21,7 +21,7 @@ from tests.class_factories import (
     make_assignment,
     make_classroom,
     make_instructor,
-    make_quiz_set,
+    make_pool,
 )
 from tests.factories import make_question_set, make_user
 
@@ -136,34 +136,34 @@ def test_removing_someone_not_in_the_class_is_a_404(teacher_client, teacher, oth
 
 # --- Quiz-set builder ---------------------------------------------------------------------------------
 
-def test_building_a_quiz_set_from_the_bank(teacher_client, teacher):
+def test_building_a_pool_from_the_bank(teacher_client, teacher):
     bank = make_question_set(questions=4)
     first, second, third, _ = bank.questions.order_by("position")
-    teacher_client.post(reverse("new_quiz_set"), {"title": "Mix"})
-    quiz_set = QuizSet.objects.get(owner=teacher)
-    add = reverse("quiz_set_add", args=[quiz_set.pk])
+    teacher_client.post(reverse("new_pool"), {"title": "Mix"})
+    pool = QuestionPool.objects.get(owner=teacher)
+    add = reverse("pool_add", args=[pool.pk])
 
     teacher_client.post(add, {"question": [third.pk, first.pk]})
     teacher_client.post(add, {"question": [second.pk, first.pk]})  # first is already in: not twice
 
-    entries = list(quiz_set.entries.order_by("position").values_list("question", flat=True))
+    entries = list(pool.entries.order_by("position").values_list("question", flat=True))
     assert entries == [first.pk, third.pk, second.pk]
 
 
 def test_moving_and_removing_entries(teacher_client, teacher):
-    quiz_set = make_quiz_set(teacher)
-    first, second, third = quiz_set.entries.order_by("position")
-    url = lambda entry: reverse("quiz_set_entry", args=[quiz_set.pk, entry.pk])  # noqa: E731
+    pool = make_pool(teacher)
+    first, second, third = pool.entries.order_by("position")
+    url = lambda entry: reverse("pool_entry", args=[pool.pk, entry.pk])  # noqa: E731
 
     teacher_client.post(url(third), {"action": "up"})
     teacher_client.post(url(first), {"action": "remove"})
 
-    order = list(quiz_set.entries.order_by("position").values_list("pk", "position"))
+    order = list(pool.entries.order_by("position").values_list("pk", "position"))
     assert order == [(third.pk, 1), (second.pk, 2)]
 
 
 def test_the_bank_filters_by_set_topic_and_text(teacher_client, teacher):
-    quiz_set = make_quiz_set(teacher, questions=[])
+    pool = make_pool(teacher, questions=[])
     wanted = make_question_set("Networking", questions=2)
     other = make_question_set("Storage", questions=2)
     topic = Topic.objects.create(name="RDMA")
@@ -171,7 +171,7 @@ def test_the_bank_filters_by_set_topic_and_text(teacher_client, teacher):
     tagged.topics.add(topic)
     tagged.stem = "What does GPUDirect RDMA bypass?"
     tagged.save()
-    url = reverse("quiz_set", args=[quiz_set.pk])
+    url = reverse("pool", args=[pool.pk])
 
     by_set = teacher_client.get(url, {"question_set": wanted.pk}).content.decode()
     by_topic = teacher_client.get(url, {"topic": topic.pk}).content.decode()
@@ -184,35 +184,35 @@ def test_the_bank_filters_by_set_topic_and_text(teacher_client, teacher):
 
 
 def test_a_random_draw_count_is_saved(teacher_client, teacher):
-    quiz_set = make_quiz_set(teacher)
+    pool = make_pool(teacher)
 
-    teacher_client.post(reverse("quiz_set", args=[quiz_set.pk]), {"title": quiz_set.title, "draw_count": 2})
+    teacher_client.post(reverse("pool", args=[pool.pk]), {"title": pool.title, "draw_count": 2})
 
-    quiz_set.refresh_from_db()
-    assert quiz_set.draw_count == 2
+    pool.refresh_from_db()
+    assert pool.draw_count == 2
 
 
 # --- Assignments -----------------------------------------------------------------------------------------
 
-def assignment_data(quiz_set, **changes):
+def assignment_data(pool, **changes):
     return {
-        "quiz_set": quiz_set.pk, "title": "", "opens_at": "2026-06-01T09:00", "due_at": "2026-06-08T17:00",
+        "pool": pool.pk, "title": "", "opens_at": "2026-06-01T09:00", "due_at": "2026-06-08T17:00",
         "time_limit": "20", "max_attempts": "2", "grading": "best", "shuffle": "on",
         "feedback_timing": "after_attempt", **changes,
     }
 
 
-def test_assigning_a_quiz_set_with_rules(teacher_client, teacher):
+def test_assigning_a_pool_with_rules(teacher_client, teacher):
     teacher.time_zone = "Europe/Paris"
     teacher.save()
     classroom = make_classroom(teacher)
-    quiz_set = make_quiz_set(teacher)
+    pool = make_pool(teacher)
 
-    response = teacher_client.post(reverse("new_assignment", args=[classroom.pk]), assignment_data(quiz_set))
+    response = teacher_client.post(reverse("new_assignment", args=[classroom.pk]), assignment_data(pool))
 
     assignment = Assignment.objects.get()
     assert response.url == reverse("assignment", args=[assignment.pk])
-    assert assignment.title == quiz_set.title
+    assert assignment.title == pool.title
     assert assignment.time_limit == timedelta(minutes=20)
     assert (assignment.max_attempts, assignment.grading, assignment.shuffle) == (2, "best", True)
     assert assignment.opens_at.isoformat() == "2026-06-01T07:00:00+00:00"  # 09:00 in Paris (summer time)
@@ -225,18 +225,18 @@ def test_assigning_a_quiz_set_with_rules(teacher_client, teacher):
 ])
 def test_an_assignment_with_bad_rules_is_refused(teacher_client, teacher, changes, message):
     classroom = make_classroom(teacher)
-    quiz_set = make_quiz_set(teacher)
+    pool = make_pool(teacher)
 
-    response = teacher_client.post(reverse("new_assignment", args=[classroom.pk]), assignment_data(quiz_set, **changes))
+    response = teacher_client.post(reverse("new_assignment", args=[classroom.pk]), assignment_data(pool, **changes))
 
     assert response.status_code == 400
     assert message in response.content.decode()
     assert not Assignment.objects.exists()
 
 
-def test_another_instructors_quiz_set_cannot_be_assigned(teacher_client, teacher):
+def test_another_instructors_pool_cannot_be_assigned(teacher_client, teacher):
     classroom = make_classroom(teacher)
-    foreign = make_quiz_set(make_instructor("other_teacher"))
+    foreign = make_pool(make_instructor("other_teacher"))
 
     response = teacher_client.post(reverse("new_assignment", args=[classroom.pk]), assignment_data(foreign))
 
@@ -300,23 +300,23 @@ def test_due_dates_are_shown_in_the_learners_time_zone(learner_client, learner, 
 
 
 def test_paging_the_bank_keeps_its_filters(teacher_client, teacher):
-    quiz_set = make_quiz_set(teacher, questions=[])
+    pool = make_pool(teacher, questions=[])
     wanted = make_question_set("Networking", questions=25)
     make_question_set("Storage", questions=25)
 
-    html = teacher_client.get(reverse("quiz_set", args=[quiz_set.pk]), {"question_set": wanted.pk}).content.decode()
+    html = teacher_client.get(reverse("pool", args=[pool.pk]), {"question_set": wanted.pk}).content.decode()
 
     assert f"?question_set={wanted.pk}&amp;page=2" in html
 
 
 @pytest.mark.parametrize("value", ["²", "99999999999999999999999", "-1", "x"])
 def test_adding_odd_question_ids_adds_nothing_and_is_not_an_error(teacher_client, teacher, value):
-    quiz_set = make_quiz_set(teacher, questions=[])
+    pool = make_pool(teacher, questions=[])
 
-    response = teacher_client.post(reverse("quiz_set_add", args=[quiz_set.pk]), {"question": value})
+    response = teacher_client.post(reverse("pool_add", args=[pool.pk]), {"question": value})
 
     assert response.status_code == 302
-    assert not quiz_set.entries.exists()
+    assert not pool.entries.exists()
 
 
 @pytest.mark.parametrize("changes, message", [
@@ -330,7 +330,7 @@ def test_assignment_limits_are_refused_with_a_message(teacher_client, teacher, c
     classroom = make_classroom(teacher)
 
     response = teacher_client.post(
-        reverse("new_assignment", args=[classroom.pk]), assignment_data(make_quiz_set(teacher), **changes)
+        reverse("new_assignment", args=[classroom.pk]), assignment_data(make_pool(teacher), **changes)
     )
 
     assert response.status_code == 400
@@ -338,11 +338,11 @@ def test_assignment_limits_are_refused_with_a_message(teacher_client, teacher, c
     assert not Assignment.objects.exists()
 
 
-def test_an_empty_quiz_set_cannot_be_assigned(teacher_client, teacher):
+def test_an_empty_pool_cannot_be_assigned(teacher_client, teacher):
     classroom = make_classroom(teacher)
 
     response = teacher_client.post(
-        reverse("new_assignment", args=[classroom.pk]), assignment_data(make_quiz_set(teacher, questions=[]))
+        reverse("new_assignment", args=[classroom.pk]), assignment_data(make_pool(teacher, questions=[]))
     )
 
     assert response.status_code == 400

@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 
 from quiz import dashboard_views, scheduling, stats
-from quiz.models import Attempt, MemoryState, Review
+from quiz.models import Attempt, MemoryState, ReviewLog
 from tests.factories import (
     make_deck,
     make_question_set,
@@ -175,7 +175,7 @@ def test_most_missed_questions_and_believed_myths_link_to_retake_and_drill(clien
     rate_item(learner, q2, 3, NOW - timedelta(days=3))
     rate_item(learner, q2, 1, NOW - timedelta(days=2))
     rate_item(learner, q2, 3, NOW - timedelta(days=1))
-    scheduling.rate(user=learner, kind=Kind.MYTH, item=card, rating=1, source=Review.Source.DRILL, now=NOW)
+    scheduling.rate(user=learner, kind=Kind.MYTH, item=card, rating=1, source=ReviewLog.Source.DRILL, now=NOW)
 
     summary = stats.memory_summary(user=learner, now=NOW)
     html = dashboard(client, learner).content.decode()
@@ -192,7 +192,7 @@ def test_a_myth_believed_while_still_learning_it_is_listed_with_each_time_counte
     # Again in the learning phase is no FSRS lapse, yet each one is a time the myth was believed.
     for minutes, rating in ((40, 1), (30, 1), (20, 1), (10, 3)):
         scheduling.rate(
-            user=learner, kind=Kind.MYTH, item=card, rating=rating, source=Review.Source.DRILL,
+            user=learner, kind=Kind.MYTH, item=card, rating=rating, source=ReviewLog.Source.DRILL,
             now=NOW - timedelta(minutes=minutes),
         )
 
@@ -311,9 +311,9 @@ def _add_history(user, answers):
     for card in deck.cards.all():
         rate_item(user, card, 1, NOW - timedelta(days=2))
     memories = list(MemoryState.objects.filter(user=user))
-    Review.objects.bulk_create(
-        Review(
-            user=user, memory=memories[n % len(memories)], source=Review.Source.STUDY, rating=1 + n % 4,
+    ReviewLog.objects.bulk_create(
+        ReviewLog(
+            user=user, memory=memories[n % len(memories)], source=ReviewLog.Source.STUDY, rating=1 + n % 4,
             reviewed_at=NOW - timedelta(minutes=53 * n), due_after=NOW,
         )
         for n in range(answers)

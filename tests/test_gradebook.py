@@ -10,8 +10,8 @@ import pytest
 from django.urls import reverse
 
 from quiz import grading, scheduling, teaching
-from quiz.models import Attempt, AttemptQuestion, Enrollment, MemoryState, User
-from tests.class_factories import NOW, make_assignment, make_classroom, make_quiz_set
+from quiz.models import Attempt, AttemptSlot, Enrollment, MemoryState, User
+from tests.class_factories import NOW, make_assignment, make_classroom, make_pool
 from tests.factories import make_question_set, make_user
 from tests.helpers import count_queries
 
@@ -23,7 +23,7 @@ def take(assignment, learner, picks, start=NOW, seconds=10):
         defaults={"started_at": start, "due_at": assignment.due_at, "question_count": 0},
     )
     if not attempt.slots.exists():
-        questions = assignment.quiz_set.questions_for_attempt()
+        questions = assignment.pool.questions_for_attempt()
         attempt.delete()
         attempt = Attempt.objects.create_with_slots(
             user=learner, questions=questions, feedback="immediate", rng=_KeepOrder(),
@@ -52,7 +52,7 @@ def analysed(teacher):
     names = "abcde"
     learners = [make_user(f"learner_{n}") for n in names]
     classroom = make_classroom(teacher, learners=learners)
-    assignment = make_assignment(classroom, make_quiz_set(teacher, make_question_set(questions=3).questions.all()))
+    assignment = make_assignment(classroom, make_pool(teacher, make_question_set(questions=3).questions.all()))
     picks = {"a": (0, 1, 3), "b": (0, 1, 3), "c": (3, 0, 2), "d": (3, 0, 2), "e": (3, 0, 3)}
     for learner, name in zip(learners, names):
         take(assignment, learner, picks[name])
@@ -122,7 +122,7 @@ def test_the_item_analysis_page_shows_the_figures(teacher_client, analysed):
 def graded(teacher):
     ann, ben, cat = (make_user(name) for name in ("ann", "ben", "cat"))
     classroom = make_classroom(teacher, learners=[ann, ben, cat])
-    assignment = make_assignment(classroom, make_quiz_set(teacher, make_question_set(questions=3).questions.all()))
+    assignment = make_assignment(classroom, make_pool(teacher, make_question_set(questions=3).questions.all()))
     take(assignment, ann, (3, 3, 3))            # 0%
     take(assignment, ann, (0, 1, 2), start=NOW + timedelta(hours=1))  # 100%
     take(assignment, ben, (0, 1, 3))            # 67%
@@ -201,16 +201,16 @@ def big_class(teacher, size):
     learners = User.objects.bulk_create(User(username=f"bulk{size}_{n}") for n in range(size))
     classroom = make_classroom(teacher, name=f"Class of {size}")
     Enrollment.objects.bulk_create(Enrollment(classroom=classroom, learner=learner) for learner in learners)
-    assignment = make_assignment(classroom, make_quiz_set(teacher, make_question_set(questions=3).questions.all()))
-    make_assignment(classroom, assignment.quiz_set, title="Second")
-    questions = list(assignment.quiz_set.questions_for_attempt())
+    assignment = make_assignment(classroom, make_pool(teacher, make_question_set(questions=3).questions.all()))
+    make_assignment(classroom, assignment.pool, title="Second")
+    questions = list(assignment.pool.questions_for_attempt())
     attempts = Attempt.objects.bulk_create(
         Attempt(user=learner, assignment=assignment, started_at=NOW, finished_at=NOW, question_count=3,
                 correct_count=n % 4)
         for n, learner in enumerate(learners)
     )
-    AttemptQuestion.objects.bulk_create(
-        AttemptQuestion(attempt=attempt, question=q, position=p, stem=q.stem, shown_choices=[],
+    AttemptSlot.objects.bulk_create(
+        AttemptSlot(attempt=attempt, question=q, position=p, stem=q.stem, shown_choices=[],
                         is_correct=(p + n) % 2 == 0, answered_at=NOW, seconds_spent=5 + p)
         for n, attempt in enumerate(attempts) for p, q in enumerate(questions, start=1)
     )
@@ -249,7 +249,7 @@ def test_csv_cells_that_look_like_formulas_are_neutralised(teacher_client, teach
     question = question_set.questions.get()
     question.stem = "+SUM(A1:A9) is the question"
     question.save()
-    assignment = make_assignment(classroom, make_quiz_set(teacher, [question]))
+    assignment = make_assignment(classroom, make_pool(teacher, [question]))
     take(assignment, learner, (0,))
 
     gradebook = b"".join(teacher_client.get(reverse("gradebook_csv", args=[classroom.pk])).streaming_content).decode()
@@ -264,7 +264,7 @@ def test_csv_cells_that_look_like_formulas_are_neutralised(teacher_client, teach
 def test_a_late_attempt_that_counts_is_marked_late(teacher):
     ann = make_user("late_ann")
     classroom = make_classroom(teacher, learners=[ann])
-    assignment = make_assignment(classroom, make_quiz_set(teacher, make_question_set(questions=3).questions.all()))
+    assignment = make_assignment(classroom, make_pool(teacher, make_question_set(questions=3).questions.all()))
     take(assignment, ann, (3, 3, 3))  # on time, 0%
     late = take(assignment, ann, (0, 1, 2), start=assignment.due_at + timedelta(hours=1))  # late, 100%
 
@@ -277,9 +277,9 @@ def test_a_late_attempt_that_counts_is_marked_late(teacher):
 def test_a_learner_retrying_after_a_submission_counts_as_complete(teacher):
     ann = make_user("retry_ann")
     classroom = make_classroom(teacher, learners=[ann])
-    assignment = make_assignment(classroom, make_quiz_set(teacher, make_question_set(questions=2).questions.all()))
+    assignment = make_assignment(classroom, make_pool(teacher, make_question_set(questions=2).questions.all()))
     take(assignment, ann, (0, 0))
-    Attempt.objects.create_with_slots(user=ann, questions=assignment.quiz_set.questions_for_attempt(),
+    Attempt.objects.create_with_slots(user=ann, questions=assignment.pool.questions_for_attempt(),
                                       feedback="immediate", rng=_KeepOrder(), assignment=assignment)
 
     book = teaching.gradebook(classroom=classroom, now=NOW)
@@ -288,7 +288,7 @@ def test_a_learner_retrying_after_a_submission_counts_as_complete(teacher):
 
 
 def test_item_analysis_keeps_a_question_removed_from_the_set_after_learners_answered_it(analysed):
-    analysed.quiz_set.entries.order_by("position").first().delete()
+    analysed.pool.entries.order_by("position").first().delete()
 
     items = teaching.item_analysis(assignment=analysed)
 
@@ -300,7 +300,7 @@ def test_removing_a_learner_submits_their_attempt_in_progress(teacher_client, te
     ann = make_user("removed_ann")
     classroom = make_classroom(teacher, learners=[ann])
     assignment = make_assignment(classroom)
-    attempt = Attempt.objects.create_with_slots(user=ann, questions=assignment.quiz_set.questions_for_attempt(),
+    attempt = Attempt.objects.create_with_slots(user=ann, questions=assignment.pool.questions_for_attempt(),
                                                 feedback="immediate", rng=_KeepOrder(), assignment=assignment)
 
     teacher_client.post(reverse("remove_learner", args=[classroom.pk, ann.pk]))

@@ -6,7 +6,7 @@ from datetime import timedelta
 from django.urls import reverse
 
 from quiz import assignments, grading
-from quiz.models import Attempt, Review
+from quiz.models import Attempt, ReviewLog
 from tests.class_factories import NOW, make_assignment, make_classroom
 from tests.factories import (
     correct_number,
@@ -26,7 +26,7 @@ def test_immediate_feedback_schedules_each_answer_at_once(learner):
 
     answer(attempt, 1, right=False)
 
-    assert Review.objects.filter(user=learner, source="quiz").count() == 1
+    assert ReviewLog.objects.filter(user=learner, source="quiz").count() == 1
 
 
 def test_deferred_feedback_schedules_nothing_until_the_attempt_ends(learner, learner_client):
@@ -34,7 +34,7 @@ def test_deferred_feedback_schedules_nothing_until_the_attempt_ends(learner, lea
 
     answer(attempt, 1, right=False)
 
-    assert not Review.objects.exists()
+    assert not ReviewLog.objects.exists()
     home = learner_client.get(reverse("home")).content.decode()
     assert "Retake my mistakes" not in home
     csv_rows = b"".join(learner_client.get(reverse("download_history")).streaming_content).decode()
@@ -42,8 +42,8 @@ def test_deferred_feedback_schedules_nothing_until_the_attempt_ends(learner, lea
 
     answer(attempt, 2, right=True)
 
-    ratings = sorted(Review.objects.filter(user=learner).values_list("rating", flat=True))
-    assert ratings == [Review.Rating.AGAIN, Review.Rating.GOOD]
+    ratings = sorted(ReviewLog.objects.filter(user=learner).values_list("rating", flat=True))
+    assert ratings == [ReviewLog.Rating.AGAIN, ReviewLog.Rating.GOOD]
 
 
 def test_answers_held_until_the_due_date_are_scheduled_after_it_once(learner, teacher):
@@ -53,15 +53,15 @@ def test_answers_held_until_the_due_date_are_scheduled_after_it_once(learner, te
     attempt = assignments.start_attempt(user=learner, seen=seen, now=NOW)
     for position in (1, 2, 3):
         answer(attempt, position, right=position != 2)
-    assert not Review.objects.exists()
+    assert not ReviewLog.objects.exists()
 
     grading.schedule_visible_answers(user=learner, now=assignment.due_at - timedelta(minutes=1))
-    assert not Review.objects.exists()
+    assert not ReviewLog.objects.exists()
     grading.schedule_visible_answers(user=learner, now=assignment.due_at + timedelta(minutes=1))
     grading.schedule_visible_answers(user=learner, now=assignment.due_at + timedelta(minutes=2))
 
-    assert Review.objects.filter(user=learner, source="quiz").count() == 3
-    assert Review.objects.filter(rating=Review.Rating.AGAIN).count() == 1
+    assert ReviewLog.objects.filter(user=learner, source="quiz").count() == 3
+    assert ReviewLog.objects.filter(rating=ReviewLog.Rating.AGAIN).count() == 1
 
 
 def test_a_timed_out_attempt_is_scheduled_when_closed(learner, teacher):
@@ -74,4 +74,4 @@ def test_a_timed_out_attempt_is_scheduled_when_closed(learner, teacher):
     assignments.learner_assignments(user=learner, now=NOW + timedelta(hours=1))  # closes it in bulk
     grading.schedule_visible_answers(user=learner, now=NOW + timedelta(hours=1))
 
-    assert Review.objects.filter(user=learner).count() == 1
+    assert ReviewLog.objects.filter(user=learner).count() == 1

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from quiz import scheduling
-from quiz.models import Attempt, MemoryState, Review
+from quiz.models import Attempt, MemoryState, ReviewLog
 from tests.factories import (
     answer_all,
     answer_at,
@@ -183,7 +183,7 @@ def _answer_in_a_review_session(learner, question, right, at):
     choice = question.choices.filter(is_correct=right).order_by("position").first()
     scheduling.rate(
         user=learner, kind=MemoryState.Kind.QUESTION, item=question, rating=3 if right else 1,
-        source=Review.Source.REVIEW, now=at, chosen_choice=choice,
+        source=ReviewLog.Source.REVIEW, now=at, chosen_choice=choice,
     )
     return choice
 

@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from quiz.models import Attempt, AttemptQuestion
+from quiz.models import Attempt, AttemptSlot
 from tests.factories import (
     correct_choice,
     correct_number,
@@ -24,7 +24,7 @@ def question_url(attempt, position):
 
 
 def answered_slots(attempt):
-    return AttemptQuestion.objects.filter(attempt=attempt, answered_at__isnull=False)
+    return AttemptSlot.objects.filter(attempt=attempt, answered_at__isnull=False)
 
 
 # --- The correct answer is never sent before the learner answers -------------------------

@@ -8,8 +8,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from quiz import grading, scheduling
-from quiz.models import Attempt, Enrollment, MemoryState, Review, User
-from tests.class_factories import make_assignment, make_classroom, make_quiz_set
+from quiz.models import Attempt, Enrollment, MemoryState, ReviewLog, User
+from tests.class_factories import make_assignment, make_classroom, make_pool
 from tests.factories import make_deck, make_question_set, start_attempt, wrong_number
 from tests.helpers import count_queries, logged_in
 
@@ -20,13 +20,13 @@ LIMIT = 12  # session and user included
 def world(learner, teacher):
     classroom = make_classroom(teacher, learners=[learner])
     question_set = make_question_set(questions=3)
-    assignment = make_assignment(classroom, make_quiz_set(teacher, question_set.questions.all()),
+    assignment = make_assignment(classroom, make_pool(teacher, question_set.questions.all()),
                                  opens_at=timezone.now() - timedelta(days=1), due_at=timezone.now() + timedelta(days=1))
     attempt = Attempt.objects.create_with_slots(user=learner, questions=question_set.questions.all(),
                                                 feedback="immediate", rng=__import__("random"), assignment=assignment)
     slot = attempt.slots.get(position=1)
     grading.submit_answer(attempt=attempt, slot=slot, number=wrong_number(slot))
-    review = Review.objects.get(user=learner)
+    review = ReviewLog.objects.get(user=learner)
     scheduling.rate(user=learner, kind=MemoryState.Kind.CARD, item=make_deck(cards=1).cards.get(), rating=3,
                     source="study")  # one studied card, so lists start non-empty
     return {"classroom": classroom, "assignment": assignment, "attempt": attempt, "review": review, "learner": learner}

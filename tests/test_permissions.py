@@ -10,12 +10,12 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from quiz import scheduling
-from quiz.models import AssignmentOverride, Attempt, MemoryState, Review, Topic
+from quiz.models import AssignmentOverride, Attempt, MemoryState, ReviewLog, Topic
 from tests.class_factories import (
     make_assignment,
     make_classroom,
     make_instructor,
-    make_quiz_set,
+    make_pool,
 )
 from tests.factories import make_deck, make_question_set, make_user, start_attempt
 
@@ -58,7 +58,7 @@ URLS = {
     "start_assignment": ("member", "post", lambda w: [w["assignment"].pk], lambda w: {}),
     "teach_home": ("instructors", "get", lambda w: [], None),
     "create_classroom": ("instructors", "post", lambda w: [], lambda w: {"name": "New"}),
-    "new_quiz_set": ("instructors", "get", lambda w: [], None),
+    "new_pool": ("instructors", "get", lambda w: [], None),
     "classroom": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
     "new_join_code": ("instructor_of", "post", lambda w: [w["classroom"].pk], lambda w: {}),
     "remove_learner": ("instructor_of", "post", lambda w: [w["classroom"].pk, w["learner"].pk], lambda w: {}),
@@ -66,10 +66,10 @@ URLS = {
     "gradebook": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
     "gradebook_csv": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
     "responses_csv": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
-    "quiz_set": ("instructor_of", "get", lambda w: [w["quiz_set"].pk], None),
-    "quiz_set_add": ("instructor_of", "post", lambda w: [w["quiz_set"].pk], lambda w: {"question": []}),
-    "quiz_set_entry": (
-        "instructor_of", "post", lambda w: [w["quiz_set"].pk, w["quiz_set"].entries.first().pk],
+    "pool": ("instructor_of", "get", lambda w: [w["pool"].pk], None),
+    "pool_add": ("instructor_of", "post", lambda w: [w["pool"].pk], lambda w: {"question": []}),
+    "pool_entry": (
+        "instructor_of", "post", lambda w: [w["pool"].pk, w["pool"].entries.first().pk],
         lambda w: {"action": "down"},
     ),
     "assignment": ("instructor_of", "get", lambda w: [w["assignment"].pk], None),
@@ -120,8 +120,8 @@ def world(db):
     question_set = make_question_set(questions=2)
     topic = Topic.objects.create(name="Networking")
     topic.questions.add(*question_set.questions.all())
-    quiz_set = make_quiz_set(owner, question_set.questions.all())
-    assignment = make_assignment(classroom, quiz_set, opens_at=classroom.created_at.replace(year=2020),
+    pool = make_pool(owner, question_set.questions.all())
+    assignment = make_assignment(classroom, pool, opens_at=classroom.created_at.replace(year=2020),
                                  due_at=classroom.created_at.replace(year=2099))
     deck = make_deck(cards=2)
     finished = start_attempt(learner, make_question_set(questions=1))
@@ -130,9 +130,9 @@ def world(db):
     scheduling.rate(user=learner, kind=MemoryState.Kind.QUESTION, item=review_question, rating=1, source="review")
     return {
         "owner": owner, "other_instructor": other_instructor, "learner": learner, "outsider": outsider,
-        "classroom": classroom, "question_set": question_set, "topic": topic, "quiz_set": quiz_set, "assignment": assignment,
+        "classroom": classroom, "question_set": question_set, "topic": topic, "pool": pool, "assignment": assignment,
         "deck": deck, "attempt": start_attempt(learner, question_set), "finished": finished,
-        "review": Review.objects.get(user=learner),
+        "review": ReviewLog.objects.get(user=learner),
         "override": AssignmentOverride.objects.create(assignment=assignment, learner=learner, max_attempts=3),
         "assigned_attempt": Attempt.objects.create_with_slots(
             user=learner, questions=question_set.questions.all(), feedback="immediate",

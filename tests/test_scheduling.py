@@ -5,7 +5,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from quiz import grading, scheduling, stats
-from quiz.models import MemoryState, Review
+from quiz.models import MemoryState, ReviewLog
 from quiz.scheduling import Scope, next_entry, rate, undo_last
 from tests.factories import (
     correct_number,
@@ -17,8 +17,8 @@ from tests.factories import (
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=timezone.utc)
 Kind = MemoryState.Kind
-Rating = Review.Rating
-STUDY = Review.Source.STUDY
+Rating = ReviewLog.Rating
+STUDY = ReviewLog.Source.STUDY
 
 
 def rate_card(user, card, rating, now=NOW, **kwargs):
@@ -74,7 +74,7 @@ def test_each_rating_writes_one_log_row_with_its_details(learner):
 
     review = rate_card(learner, card, Rating.HARD, duration_ms=4200)
 
-    assert Review.objects.count() == 1
+    assert ReviewLog.objects.count() == 1
     assert (review.rating, review.reviewed_at, review.duration_ms, review.was_new) == (2, NOW, 4200, True)
     assert review.due_after == memory_of(learner, card).due
     assert review.retrievability is None  # nothing to recall the first time
@@ -87,7 +87,7 @@ def test_a_stale_rating_is_refused_and_writes_nothing(learner):
     repeat = rate_card(learner, card, Rating.GOOD, expected_reps=0)
 
     assert repeat is None
-    assert Review.objects.count() == 1
+    assert ReviewLog.objects.count() == 1
     assert memory_of(learner, card).reps == 1
 
 
@@ -119,7 +119,7 @@ def test_undo_restores_the_previous_state_exactly_and_removes_the_log_row(learne
 
     assert undone.rating == Rating.AGAIN
     assert scheduling.snapshot(memory_of(learner, card)) == before
-    assert Review.objects.count() == 1
+    assert ReviewLog.objects.count() == 1
 
 
 def test_undoing_the_first_rating_makes_the_card_new_again(learner):
@@ -129,7 +129,7 @@ def test_undoing_the_first_rating_makes_the_card_new_again(learner):
     undo_study(learner)
 
     assert not MemoryState.objects.exists()
-    assert not Review.objects.exists()
+    assert not ReviewLog.objects.exists()
 
 
 def test_undo_with_nothing_to_undo_changes_nothing(learner, other_learner):
@@ -137,7 +137,7 @@ def test_undo_with_nothing_to_undo_changes_nothing(learner, other_learner):
     rate_card(other_learner, card, Rating.GOOD)
 
     assert undo_study(learner) is None
-    assert Review.objects.count() == 1
+    assert ReviewLog.objects.count() == 1
 
 
 # --- The queue --------------------------------------------------------------------------------
@@ -249,7 +249,7 @@ def test_a_repeated_quiz_answer_schedules_once(learner):
     grading.submit_answer(attempt=attempt, slot=slot, number=correct_number(slot), now=NOW)
     grading.submit_answer(attempt=attempt, slot=slot, number=correct_number(slot), now=NOW)
 
-    assert Review.objects.filter(source=Review.Source.QUIZ).count() == 1
+    assert ReviewLog.objects.filter(source=ReviewLog.Source.QUIZ).count() == 1
     assert MemoryState.objects.get(kind=Kind.QUESTION).reps == 1
 
 

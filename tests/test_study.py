@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from quiz import grading, scheduling
-from quiz.models import Attempt, MemoryState, Review
+from quiz.models import Attempt, MemoryState, ReviewLog
 from tests.factories import make_deck, make_question_set, start_attempt, wrong_number
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -74,7 +74,7 @@ def test_rating_saves_a_review_and_shows_the_next_card(learner_client, learner, 
     card_id, response = rate_shown(learner_client, deck, rating=3)
 
     assert response.status_code == 302 and response.url == study_url(deck)
-    review = Review.objects.get(user=learner)
+    review = ReviewLog.objects.get(user=learner)
     assert (review.memory.card_id, review.rating, review.source) == (card_id, 3, "study")
     assert shown_card_id(learner_client.get(study_url(deck)).content.decode()) != card_id
 
@@ -94,7 +94,7 @@ def test_a_double_submit_records_one_review(learner_client, learner, deck):
     second = learner_client.post(study_url(deck), {"item": card_id, "rating": 3})
 
     assert second.status_code == 409
-    assert Review.objects.filter(user=learner).count() == 1
+    assert ReviewLog.objects.filter(user=learner).count() == 1
 
 
 def test_rating_a_card_that_is_not_the_one_shown_is_refused(learner_client, learner, deck):
@@ -105,7 +105,7 @@ def test_rating_a_card_that_is_not_the_one_shown_is_refused(learner_client, lear
 
     assert response.status_code == 409
     assert "no longer the one shown" in response.content.decode()
-    assert not Review.objects.exists() and not MemoryState.objects.exists()
+    assert not ReviewLog.objects.exists() and not MemoryState.objects.exists()
 
 
 def test_rating_a_card_shown_to_someone_else_is_refused(learner_client, other_client, deck):
@@ -114,7 +114,7 @@ def test_rating_a_card_shown_to_someone_else_is_refused(learner_client, other_cl
     response = other_client.post(study_url(deck), {"item": shown, "rating": 4})
 
     assert response.status_code == 409
-    assert not Review.objects.exists()
+    assert not ReviewLog.objects.exists()
 
 
 @pytest.mark.parametrize("rating", ["0", "5", "good", ""])
@@ -125,7 +125,7 @@ def test_a_malformed_rating_is_refused(learner_client, deck, rating):
 
     assert response.status_code == 409
     assert "Again, Hard, Good or Easy" in response.content.decode()
-    assert not Review.objects.exists()
+    assert not ReviewLog.objects.exists()
 
 
 def test_the_duration_is_stored_and_capped(learner_client, learner, deck):
@@ -133,7 +133,7 @@ def test_the_duration_is_stored_and_capped(learner_client, learner, deck):
 
     learner_client.post(study_url(deck), {"item": card_id, "rating": 3, "duration_ms": 10**9})
 
-    assert Review.objects.get().duration_ms == 10 * 60 * 1000
+    assert ReviewLog.objects.get().duration_ms == 10 * 60 * 1000
 
 
 def test_reload_shows_the_same_card(learner_client, deck):
@@ -171,7 +171,7 @@ def test_undo_restores_the_card_and_shows_it_again(learner_client, learner, deck
 
     response = learner_client.post(reverse("undo"), form, follow=True)
 
-    assert not Review.objects.exists() and not MemoryState.objects.exists()
+    assert not ReviewLog.objects.exists() and not MemoryState.objects.exists()
     assert shown_card_id(response.content.decode()) == card_id
 
 
@@ -183,7 +183,7 @@ def test_a_double_click_on_undo_undoes_one_rating(learner_client, learner, deck)
     learner_client.post(reverse("undo"), form)
     learner_client.post(reverse("undo"), form)
 
-    assert Review.objects.filter(user=learner).count() == 1
+    assert ReviewLog.objects.filter(user=learner).count() == 1
 
 
 def test_there_is_no_undo_button_before_any_rating(learner_client, deck):
@@ -199,11 +199,11 @@ def test_undo_with_nothing_to_undo_says_so(learner_client, deck):
 def test_undo_only_touches_my_own_reviews(learner_client, other_client, other_learner, deck):
     rate_shown(other_client, deck)
 
-    their_review = Review.objects.get(user=other_learner)
+    their_review = ReviewLog.objects.get(user=other_learner)
 
     learner_client.post(reverse("undo"), {"session": f"deck-{deck.pk}", "review": their_review.pk})
 
-    assert Review.objects.filter(user=other_learner).count() == 1
+    assert ReviewLog.objects.filter(user=other_learner).count() == 1
 
 
 @pytest.mark.parametrize("session", ["", "nope", "deck-x", "deck-999999", "deck-²", "deck-" + "9" * 30])
@@ -244,7 +244,7 @@ def test_answering_a_due_question_records_the_answer_and_shows_the_explanation(l
 
     response = learner_client.post(reverse("review_due"), {"item": question.pk, "choice": right}, follow=True)
 
-    review = Review.objects.get(source="review")
+    review = ReviewLog.objects.get(source="review")
     assert (review.rating, review.chosen_choice.is_correct) == (3, True)
     page = response.content.decode()
     assert "Correct!" in page and question.explanation in page
@@ -252,14 +252,14 @@ def test_answering_a_due_question_records_the_answer_and_shows_the_explanation(l
 
 def test_another_learners_answer_feedback_is_a_404(learner, other_client):
     question = answer_wrong_in_a_quiz(learner, timezone.now())
-    review = Review.objects.get(memory__question=question)
+    review = ReviewLog.objects.get(memory__question=question)
 
     assert other_client.get(reverse("review_answer", args=[review.pk])).status_code == 404
 
 
 def test_the_answer_page_ignores_an_outside_next_url(learner_client, learner):
     answer_wrong_in_a_quiz(learner, timezone.now())
-    review = Review.objects.get()
+    review = ReviewLog.objects.get()
 
     html = learner_client.get(reverse("review_answer", args=[review.pk]) + "?next=https://evil.example/").content.decode()
 
@@ -306,8 +306,8 @@ def test_answering_the_drill_grades_against_the_statement_shown(learner_client, 
 
     response = learner_client.post(drill_url(deck), {"item": card.pk, "answer": "myth" if is_myth else "fact"}, follow=True)
 
-    review = Review.objects.get(source="drill")
-    assert review.rating == Review.Rating.GOOD
+    review = ReviewLog.objects.get(source="drill")
+    assert review.rating == ReviewLog.Rating.GOOD
     assert review.memory.kind == ("myth" if is_myth else "fact")
     page = response.content.decode()
     assert "Correct!" in page
@@ -321,7 +321,7 @@ def test_a_repeated_drill_answer_is_refused(learner_client, deck):
     response = learner_client.post(drill_url(deck), {"item": card_id, "answer": "fact"})
 
     assert response.status_code == 409
-    assert Review.objects.count() == 1
+    assert ReviewLog.objects.count() == 1
 
 
 def test_myths_and_facts_are_mixed_about_evenly(learner, db):

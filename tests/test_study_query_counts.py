@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from quiz import scheduling
-from quiz.models import MemoryState, Review
+from quiz.models import MemoryState, ReviewLog
 from tests.factories import make_deck
 from tests.helpers import count_queries
 
@@ -25,8 +25,8 @@ def grow_history(user, deck, reviews):
                     due=now - timedelta(days=1), last_review=now - timedelta(days=6), reps=reviews // len(cards))
         for card in cards
     )
-    Review.objects.bulk_create(
-        Review(user=user, memory=memories[n % len(memories)], source="study", rating=3,
+    ReviewLog.objects.bulk_create(
+        ReviewLog(user=user, memory=memories[n % len(memories)], source="study", rating=3,
                reviewed_at=now - timedelta(minutes=n), due_after=now, state_before=None)
         for n in range(reviews)
     )

@@ -8,14 +8,14 @@ from unittest import mock
 import pytest
 
 from quiz import scheduling
-from quiz.models import MemoryState, Review
+from quiz.models import MemoryState, ReviewLog
 from quiz.scheduling import Scope, last_undoable, next_entry, rate, undo_last
 from tests.factories import make_deck, make_question_set
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 Kind = MemoryState.Kind
-Rating = Review.Rating
-Source = Review.Source
+Rating = ReviewLog.Rating
+Source = ReviewLog.Source
 
 
 def rate_card(user, card, rating, now=NOW, source=Source.STUDY, kind=Kind.CARD):
@@ -83,7 +83,7 @@ def test_undo_in_one_decks_session_never_undoes_another_decks_rating(learner):
 
     assert undone.memory.card == card_a
     assert not MemoryState.objects.filter(card=card_a).exists()
-    assert Review.objects.get().memory.card == card_b
+    assert ReviewLog.objects.get().memory.card == card_b
 
 
 def test_undo_in_a_deck_with_nothing_of_its_own_to_undo_does_nothing(learner):
@@ -92,7 +92,7 @@ def test_undo_in_a_deck_with_nothing_of_its_own_to_undo_does_nothing(learner):
 
     assert last_undoable(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck_a)) is None
     assert undo_last(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck_a)) is None
-    assert Review.objects.count() == 1
+    assert ReviewLog.objects.count() == 1
 
 
 def test_undo_never_reaches_another_learners_rating(learner, other_learner):
@@ -100,7 +100,7 @@ def test_undo_never_reaches_another_learners_rating(learner, other_learner):
     rate_card(other_learner, deck.cards.get(), Rating.GOOD)
 
     assert undo_last(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck)) is None
-    assert Review.objects.count() == 1
+    assert ReviewLog.objects.count() == 1
 
 
 @pytest.mark.parametrize("source", [Source.REVIEW, Source.QUIZ])
@@ -114,7 +114,7 @@ def test_in_the_review_session_nothing_is_undoable_after_a_question_answer(learn
 
     assert last_undoable(user=learner, sources=(Source.STUDY,), scope=scope) is None
     assert undo_last(user=learner, sources=(Source.STUDY,), scope=scope) is None
-    assert Review.objects.count() == 2
+    assert ReviewLog.objects.count() == 2
     assert snapshot_of(learner, card) == before
 
 
@@ -140,7 +140,7 @@ def test_two_undos_of_the_same_review_undo_once(learner):
     second = undo_last(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck), review_id=offered.pk)
 
     assert (first.pk, second) == (offered.pk, None)
-    assert list(Review.objects.all()) == [kept]  # the double click did not undo the rating before
+    assert list(ReviewLog.objects.all()) == [kept]  # the double click did not undo the rating before
     assert snapshot_of(learner, card) == after_first
 
 
@@ -151,7 +151,7 @@ def test_undo_of_a_review_that_is_no_longer_the_last_does_nothing(learner):
     rate_card(learner, second_card, Rating.GOOD, now=NOW + timedelta(minutes=1))
 
     assert undo_last(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck), review_id=stale.pk) is None
-    assert Review.objects.count() == 2
+    assert ReviewLog.objects.count() == 2
 
 
 def test_a_rating_that_lands_before_the_undo_writes_makes_it_change_nothing(learner):
@@ -168,7 +168,7 @@ def test_a_rating_that_lands_before_the_undo_writes_makes_it_change_nothing(lear
 
     assert undone is None
     assert snapshot_of(learner, card) == before
-    assert Review.objects.count() == 3
+    assert ReviewLog.objects.count() == 3
 
 
 def test_a_rating_that_lands_before_undoing_a_first_rating_keeps_the_card(learner):
@@ -184,4 +184,4 @@ def test_a_rating_that_lands_before_undoing_a_first_rating_keeps_the_card(learne
 
     assert undone is None
     assert snapshot_of(learner, card) == before
-    assert Review.objects.count() == 2
+    assert ReviewLog.objects.count() == 2

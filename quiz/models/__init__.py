@@ -4,7 +4,7 @@ from .attempts import (
     MAX_SECONDS_PER_QUESTION,
     Attempt,
     AttemptQuerySet,
-    AttemptQuestion,
+    AttemptSlot,
     shuffled,
 )
 from .classes import (
@@ -12,8 +12,8 @@ from .classes import (
     AssignmentOverride,
     Classroom,
     Enrollment,
-    QuizSet,
-    QuizSetQuestion,
+    QuestionPool,
+    PoolQuestion,
     Rules,
     new_join_code,
 )
@@ -28,12 +28,12 @@ from .content import (
     User,
     count_of,
 )
-from .memory import MemoryState, Review
+from .memory import MemoryState, ReviewLog
 
 __all__ = [
-    "MAX_SECONDS_PER_QUESTION", "Attempt", "AttemptQuestion", "AttemptQuerySet", "shuffled",
+    "MAX_SECONDS_PER_QUESTION", "Attempt", "AttemptSlot", "AttemptQuerySet", "shuffled",
     "Card", "Choice", "Deck", "Question", "QuestionSet", "SourceDocument", "Topic", "User", "count_of",
-    "MemoryState", "Review",
-    "Assignment", "AssignmentOverride", "Classroom", "Enrollment", "QuizSet", "QuizSetQuestion", "Rules",
+    "MemoryState", "ReviewLog",
+    "Assignment", "AssignmentOverride", "Classroom", "Enrollment", "QuestionPool", "PoolQuestion", "Rules",
     "new_join_code",
 ]

@@ -51,7 +51,7 @@ class AttemptQuerySet(models.QuerySet):
     def close_expired(self, now=None):
         """Finish every timed attempt whose deadline has passed (learners who never came
         back), in one UPDATE, scoring them from their slots."""
-        correct = AttemptQuestion.objects.filter(attempt=OuterRef("pk"), is_correct=True)
+        correct = AttemptSlot.objects.filter(attempt=OuterRef("pk"), is_correct=True)
         correct = correct.order_by().values("attempt").annotate(n=Count("pk")).values("n")
         return self.filter(finished_at__isnull=True, deadline__lt=now or timezone.now()).update(
             finished_at=F("deadline"),
@@ -70,8 +70,8 @@ class AttemptQuerySet(models.QuerySet):
             attempt = self.create(
                 user=user, feedback=feedback or Attempt.Feedback.IMMEDIATE, question_count=len(questions), **fields
             )
-            AttemptQuestion.objects.bulk_create(
-                AttemptQuestion.shown_to_learner(attempt, position, question, rng)
+            AttemptSlot.objects.bulk_create(
+                AttemptSlot.shown_to_learner(attempt, position, question, rng)
                 for position, question in enumerate(questions, start=1)
             )
         return attempt
@@ -194,7 +194,7 @@ class Attempt(models.Model):
             previous = self.slots.filter(answered_at__isnull=False).aggregate(last=models.Max("answered_at"))
             since = max(filter(None, [previous["last"], self.started_at]))
             seconds = min(max(int((now - since).total_seconds()), 0), MAX_SECONDS_PER_QUESTION)
-            recorded = AttemptQuestion.objects.filter(pk=slot.pk, answered_at__isnull=True).update(
+            recorded = AttemptSlot.objects.filter(pk=slot.pk, answered_at__isnull=True).update(
                 chosen_index=number,
                 chosen_choice=Subquery(Choice.objects.filter(pk=shown["id"]).values("pk")[:1]),
                 is_correct=shown["correct"],
@@ -221,7 +221,7 @@ class Attempt(models.Model):
         self.refresh_from_db(fields=["finished_at", "correct_count", "is_late"])
 
 
-class AttemptQuestion(models.Model):
+class AttemptSlot(models.Model):
     """One question of an attempt, exactly as the learner saw it, and their answer.
 
     The stem and the choices (text, right or wrong, in the shuffled order) are copied when the

@@ -1,5 +1,5 @@
-"""Instructors' side: classes learners join with a code, quiz sets built from the question
-bank, and assignments of a quiz set to a class with dates and rules (with per-learner
+"""Instructors' side: classes learners join with a code, question pools built from the question
+bank, and assignments of a question pool to a class with dates and rules (with per-learner
 overrides)."""
 
 import random
@@ -69,13 +69,13 @@ class Enrollment(models.Model):
         return f"{self.learner} in {self.classroom}"
 
 
-class QuizSet(models.Model):
+class QuestionPool(models.Model):
     """Questions an instructor picked from the bank, in order; or a pool to draw from.
 
     With `draw_count` set, each attempt draws that many questions at random from the
     pool, and the attempt's slots record which ones (so its review shows them)."""
 
-    owner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="quiz_sets")
+    owner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="question_pools")
     title = models.CharField(max_length=255)
     draw_count = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Draw this many questions at random per attempt; empty = all, in order"
@@ -84,32 +84,32 @@ class QuizSet(models.Model):
 
     class Meta:
         ordering = ["title", "pk"]
-        indexes = [models.Index(fields=["owner", "title"], name="quizset_owner")]
+        indexes = [models.Index(fields=["owner", "title"], name="pool_owner")]
 
     def __str__(self):
         return self.title
 
     def get_absolute_url(self):
-        return reverse("quiz_set", args=[self.pk])
+        return reverse("pool", args=[self.pk])
 
     def questions_for_attempt(self, rng=random):
         """The questions one attempt gets: all in order, or a random draw from the pool."""
         questions = list(
-            Question.objects.filter(quiz_set_entries__quiz_set=self).order_by("quiz_set_entries__position")
+            Question.objects.filter(pool_entries__pool=self).order_by("pool_entries__position")
         )
         if self.draw_count and self.draw_count < len(questions):
             return rng.sample(questions, k=self.draw_count)
         return questions
 
 
-class QuizSetQuestion(models.Model):
-    quiz_set = models.ForeignKey(QuizSet, on_delete=models.CASCADE, related_name="entries")
-    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="quiz_set_entries")
+class PoolQuestion(models.Model):
+    pool = models.ForeignKey(QuestionPool, on_delete=models.CASCADE, related_name="entries")
+    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="pool_entries")
     position = models.PositiveIntegerField()
 
     class Meta:
-        ordering = ["quiz_set", "position"]
-        constraints = [models.UniqueConstraint(fields=["quiz_set", "question"], name="quizset_question_unique")]
+        ordering = ["pool", "position"]
+        constraints = [models.UniqueConstraint(fields=["pool", "question"], name="pool_question_unique")]
 
 
 @dataclass(frozen=True)
@@ -146,7 +146,7 @@ class Assignment(models.Model):
         AFTER_DUE = "after_due", "After the due date"
 
     classroom = models.ForeignKey(Classroom, on_delete=models.CASCADE, related_name="assignments")
-    quiz_set = models.ForeignKey(QuizSet, on_delete=models.PROTECT, related_name="assignments")
+    pool = models.ForeignKey(QuestionPool, on_delete=models.PROTECT, related_name="assignments")
     title = models.CharField(max_length=255)
     opens_at = models.DateTimeField()
     due_at = models.DateTimeField()

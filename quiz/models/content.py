@@ -22,7 +22,7 @@ class User(AbstractUser):
     target_retention = models.FloatField(
         default=0.9, help_text="Predicted recall to keep above on exam day (0.7 to 0.99)"
     )
-    is_instructor = models.BooleanField(default=False, help_text="May create classes, quiz sets and assignments")
+    is_instructor = models.BooleanField(default=False, help_text="May create classes, question pools and assignments")
 
     @property
     def zone(self):

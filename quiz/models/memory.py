@@ -88,7 +88,7 @@ class MemoryState(models.Model):
         return self.question if self.kind == self.Kind.QUESTION else self.card
 
 
-class Review(models.Model):
+class ReviewLog(models.Model):
     """One rating of one item: the review log. `state_before` makes undo exact."""
 
     class Rating(models.IntegerChoices):  # the values of fsrs.Rating
