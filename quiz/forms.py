@@ -176,7 +176,7 @@ class AssignmentForm(forms.ModelForm):
         model = Assignment
         fields = ("pool", "title", "opens_at", "due_at", "time_limit", "max_attempts", "grading", "shuffle",
                   "feedback_timing")
-        labels = {"max_attempts": "Attempts allowed", "feedback_timing": "Show feedback and answers"}
+        labels = {"pool": "Question pool", "max_attempts": "Attempts allowed", "feedback_timing": "Show feedback and answers"}
 
     def __init__(self, *args, owner, **kwargs):
         super().__init__(*args, **kwargs)
