@@ -1,8 +1,9 @@
-from datetime import timedelta
+from datetime import date, datetime, time, timedelta
 from zoneinfo import available_timezones
 
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
+from django.core.validators import MaxValueValidator, MinValueValidator
 
 from .models import Assignment, Attempt, Classroom, QuestionSet, QuestionPool, Topic, User
 
@@ -215,3 +216,50 @@ class OverrideForm(forms.Form):
         if not any(data.get(name) for name in ("opens_at", "due_at", "time_limit", "max_attempts")):
             raise forms.ValidationError("Change at least one rule for this learner.")
         return data
+
+
+# --- History ----------------------------------------------------------------------------------
+
+# Midnight of a day in the learner's time zone, and of the day after, must be a datetime in
+# UTC too: 0001-01-01 in Tokyo or the day after 9999-12-31 is not (OverflowError, a 500).
+EARLIEST_DAY, LATEST_DAY = date(1900, 1, 1), date(9998, 12, 31)
+OUT_OF_RANGE = f"Pick a date between {EARLIEST_DAY.isoformat()} and {LATEST_DAY.isoformat()}."
+
+
+def _day_field(label):
+    return forms.DateField(
+        required=False,
+        label=label,
+        widget=forms.DateInput(attrs={"type": "date", "min": EARLIEST_DAY.isoformat(), "max": LATEST_DAY.isoformat()}),
+        validators=[
+            MinValueValidator(EARLIEST_DAY, message=OUT_OF_RANGE),
+            MaxValueValidator(LATEST_DAY, message=OUT_OF_RANGE),
+        ],
+    )
+
+
+class AttemptFilterForm(forms.Form):
+    """The filters of "My attempts", from the query string; dates are the learner's days."""
+
+    question_set = forms.ModelChoiceField(
+        QuestionSet.objects.all(), required=False, empty_label="All sets", label="Set"
+    )
+    start = _day_field("From")
+    end = _day_field("To")
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("start") and cleaned.get("end") and cleaned["end"] < cleaned["start"]:
+            raise forms.ValidationError("The “To” date is before the “From” date.")
+        return cleaned
+
+    def filter(self, attempts, zone):
+        data = self.cleaned_data
+        if data.get("question_set"):
+            attempts = attempts.filter(question_set=data["question_set"])
+        if data.get("start"):
+            attempts = attempts.filter(started_at__gte=datetime.combine(data["start"], time.min, tzinfo=zone))
+        if data.get("end"):
+            next_day = datetime.combine(data["end"] + timedelta(days=1), time.min, tzinfo=zone)
+            attempts = attempts.filter(started_at__lt=next_day)
+        return attempts

@@ -43,9 +43,9 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, Coalesce, Floor, TruncDate
 
-from . import scheduling
+from quiz.study import scheduling
 from .models import AttemptSlot, MemoryState, ReviewLog, count_of
-from .sql import UnixDays
+from quiz.lib.sql import UnixDays
 
 Kind = MemoryState.Kind
 

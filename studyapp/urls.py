@@ -4,6 +4,5 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
-    path("", include("quiz.dashboard_urls")),
     path("", include("quiz.urls")),
 ]

@@ -94,7 +94,7 @@ def make_topic(name):
 
 def rate_item(user, item, rating, at, source=None):
     """Rate a card or a question at a fixed moment, through the real scheduler."""
-    from quiz import scheduling
+    from quiz.study import scheduling
     from quiz.models import MemoryState, ReviewLog
 
     kind = MemoryState.Kind.QUESTION if isinstance(item, Question) else MemoryState.Kind.CARD
@@ -104,8 +104,8 @@ def rate_item(user, item, rating, at, source=None):
 
 def answer_at(attempt, slot, right, at):
     """Answer one slot of an attempt at a fixed moment, as the quiz page does (slot + review row)."""
-    from quiz import grading
+    from quiz.study import answers
 
-    return grading.submit_answer(
+    return answers.submit_answer(
         attempt=attempt, slot=slot, number=correct_number(slot) if right else wrong_number(slot), now=at
     )

@@ -7,8 +7,10 @@ from datetime import timedelta
 import pytest
 from django.urls import reverse
 
-from quiz import assignments, grading
-from quiz.assignments import RuleViolation, Status
+from quiz.study import answers
+from quiz.teaching import gradebook, rules
+from quiz.study.catch_up import catch_up_learner
+from quiz.teaching.rules import RuleViolation, Status
 from quiz.models import Assignment, AssignmentOverride, Attempt, MemoryState
 from tests.class_factories import NOW, make_assignment, make_classroom, make_pool
 from tests.factories import correct_number, make_question_set, wrong_number
@@ -20,17 +22,17 @@ def classroom(teacher, learner):
 
 
 def seen(learner, assignment, now=NOW):
-    return assignments.get_learner_assignment(user=learner, assignment_id=assignment.pk, now=now)
+    return rules.get_learner_assignment(user=learner, assignment_id=assignment.pk, now=now)
 
 
 def start(learner, assignment, now=NOW, rng=None):
-    return assignments.start_attempt(user=learner, seen=seen(learner, assignment, now), now=now, rng=rng)
+    return rules.start_attempt(user=learner, seen=seen(learner, assignment, now), now=now, rng=rng)
 
 
 def answer_all(attempt, now, right=True):
     for slot in attempt.slots.order_by("position"):
         number = correct_number(slot) if right else wrong_number(slot)
-        grading.submit_answer(attempt=attempt, slot=slot, number=number, now=now)
+        answers.submit_answer(attempt=attempt, slot=slot, number=number, now=now)
     attempt.refresh_from_db()
     return attempt
 
@@ -127,9 +129,9 @@ def test_an_answer_after_the_time_limit_is_refused_and_the_attempt_closes(learne
     assignment = make_assignment(classroom, time_limit=timedelta(minutes=10))
     attempt = start(learner, assignment)
     first, second, _ = attempt.slots.order_by("position")
-    grading.submit_answer(attempt=attempt, slot=first, number=correct_number(first), now=NOW + timedelta(minutes=5))
+    answers.submit_answer(attempt=attempt, slot=first, number=correct_number(first), now=NOW + timedelta(minutes=5))
 
-    recorded = grading.submit_answer(
+    recorded = answers.submit_answer(
         attempt=attempt, slot=second, number=correct_number(second), now=NOW + timedelta(minutes=11)
     )
 
@@ -160,8 +162,9 @@ def test_attempts_left_running_past_their_deadline_are_closed_and_scored(learner
     assignment = make_assignment(classroom, time_limit=timedelta(minutes=10))
     attempt = start(learner, assignment)
     slot = attempt.slots.get(position=1)
-    grading.submit_answer(attempt=attempt, slot=slot, number=correct_number(slot), now=NOW + timedelta(minutes=1))
+    answers.submit_answer(attempt=attempt, slot=slot, number=correct_number(slot), now=NOW + timedelta(minutes=1))
 
+    catch_up_learner(learner, now=NOW + timedelta(hours=1))
     status = seen(learner, assignment, NOW + timedelta(hours=1)).status
 
     attempt.refresh_from_db()
@@ -202,7 +205,7 @@ def test_without_shuffle_questions_and_choices_keep_their_order(learner, classro
 
 @pytest.mark.parametrize("rule, expected", [("best", 100), ("last", 0), ("first", 67), ("average", 56)])
 def test_the_grading_rule_picks_the_counted_score(rule, expected):
-    assert assignments.counted_score([67, 100, 0], rule) == expected
+    assert gradebook.counted_score([67, 100, 0], rule) == expected
 
 
 # --- Feedback timing ---------------------------------------------------------------------------------
@@ -284,7 +287,7 @@ def test_extra_time_given_mid_attempt_counts_at_once(learner, classroom):
     attempt = start(learner, assignment)
 
     AssignmentOverride.objects.create(assignment=assignment, learner=learner, time_limit=timedelta(minutes=60))
-    assignments.apply_rules_to_open_attempts(assignment=assignment, learner=learner)
+    rules.apply_rules_to_open_attempts(assignment=assignment, learner=learner)
 
     attempt.refresh_from_db()
     assert attempt.deadline == NOW + timedelta(minutes=60)

@@ -6,7 +6,8 @@ from unittest import mock
 import pytest
 from django.urls import reverse
 
-from quiz import dashboard_views, scheduling, stats
+from quiz import dashboard_views, stats
+from quiz.study import scheduling
 from quiz.models import Attempt, MemoryState, ReviewLog
 from tests.factories import (
     make_deck,

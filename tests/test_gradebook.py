@@ -9,7 +9,8 @@ from statistics import mean
 import pytest
 from django.urls import reverse
 
-from quiz import grading, scheduling, teaching
+from quiz.study import answers, scheduling
+from quiz.teaching import gradebook, item_analysis
 from quiz.models import Attempt, AttemptSlot, Enrollment, MemoryState, User
 from tests.class_factories import NOW, make_assignment, make_classroom, make_pool
 from tests.factories import make_question_set, make_user
@@ -30,7 +31,7 @@ def take(assignment, learner, picks, start=NOW, seconds=10):
             assignment=assignment, started_at=start, due_at=assignment.due_at,
         )
     for offset, (slot, pick) in enumerate(zip(attempt.slots.order_by("position"), picks), start=1):
-        grading.submit_answer(attempt=attempt, slot=slot, number=pick + 1, now=start + timedelta(seconds=seconds * offset))
+        answers.submit_answer(attempt=attempt, slot=slot, number=pick + 1, now=start + timedelta(seconds=seconds * offset))
     attempt.refresh_from_db()
     return attempt
 
@@ -60,7 +61,7 @@ def analysed(teacher):
 
 
 def test_facility_and_discrimination_match_hand_computed_values(analysed):
-    q1, q2, q3 = teaching.item_analysis(assignment=analysed)
+    q1, q2, q3 = item_analysis.analyse_items(assignment=analysed)
 
     # Facility: two of five right on every question.
     assert [q.facility for q in (q1, q2, q3)] == [0.4, 0.4, 0.4]
@@ -72,7 +73,7 @@ def test_facility_and_discrimination_match_hand_computed_values(analysed):
 
 
 def test_the_distractor_table_flags_a_distractor_picked_more_than_the_answer(analysed):
-    q1, _, q3 = teaching.item_analysis(assignment=analysed)
+    q1, _, q3 = item_analysis.analyse_items(assignment=analysed)
 
     assert [c.picked for c in q1.choices] == [2, 0, 0, 3]
     assert [c.beats_correct for c in q1.choices] == [False, False, False, True]
@@ -81,7 +82,7 @@ def test_the_distractor_table_flags_a_distractor_picked_more_than_the_answer(ana
 
 
 def test_median_time_per_question(analysed):
-    q1, _, _ = teaching.item_analysis(assignment=analysed)
+    q1, _, _ = item_analysis.analyse_items(assignment=analysed)
 
     assert q1.median_seconds == 10
 
@@ -90,20 +91,20 @@ def test_only_each_learners_first_attempt_is_analysed(analysed):
     learner = User.objects.get(username="learner_e")
     take(analysed, learner, (0, 1, 2), start=NOW + timedelta(hours=1))
 
-    q1, _, _ = teaching.item_analysis(assignment=analysed)
+    q1, _, _ = item_analysis.analyse_items(assignment=analysed)
 
     assert q1.answered == 5 and q1.facility == 0.4
 
 
 def test_predicted_recall_per_learner_equals_fsrs(analysed):
     now = NOW + timedelta(days=3)
-    rows = {row.learner.username: row for row in teaching.recall_by_learner(assignment=analysed, now=now)}
+    rows = {row.learner.username: row for row in item_analysis.recall_by_learner(assignment=analysed, now=now)}
 
     memories = MemoryState.objects.filter(user__username="learner_a", kind="question")
     expected = mean(scheduling.retrievability(m, now) for m in memories)
     assert rows["learner_a"].recall == pytest.approx(expected)
     assert rows["learner_a"].items == 3
-    ordered = [row.recall for row in teaching.recall_by_learner(assignment=analysed, now=now)]
+    ordered = [row.recall for row in item_analysis.recall_by_learner(assignment=analysed, now=now)]
     assert ordered == sorted(ordered)
 
 
@@ -132,7 +133,7 @@ def graded(teacher):
 def test_the_gradebook_counts_the_best_attempt_with_class_statistics(graded):
     classroom, assignment = graded
 
-    book = teaching.gradebook(classroom=classroom, now=NOW + timedelta(days=2))
+    book = gradebook.build_gradebook(classroom=classroom, now=NOW + timedelta(days=2))
 
     cells = {learner.username: cells[0] for learner, cells in book.rows}
     assert (cells["ann"].score, cells["ben"].score, cells["cat"].score) == (100, 67, None)
@@ -146,7 +147,7 @@ def test_the_grading_rule_changes_the_counted_score(graded):
     assignment.grading = "first"
     assignment.save()
 
-    book = teaching.gradebook(classroom=classroom, now=NOW)
+    book = gradebook.build_gradebook(classroom=classroom, now=NOW)
 
     assert book.rows[0][1][0].score == 0  # ann's first attempt
 
@@ -217,7 +218,7 @@ def big_class(teacher, size):
     return classroom, assignment
 
 
-def test_gradebook_queries_are_fixed(teacher_client, teacher, django_assert_max_num_queries):
+def test_gradebook_queries_are_fixed(teacher_client, teacher, django_assert_num_queries):
     small, _ = big_class(teacher, 5)
     large, _ = big_class(teacher, 500)
 
@@ -225,11 +226,11 @@ def test_gradebook_queries_are_fixed(teacher_client, teacher, django_assert_max_
         teacher_client, reverse("gradebook", args=[large.pk]), ok=(200,)
     )
     # session, user; classroom; close expired attempts; roster; assignments; overrides; attempts
-    with django_assert_max_num_queries(8):
+    with django_assert_num_queries(8):
         teacher_client.get(reverse("gradebook", args=[large.pk]))
 
 
-def test_item_analysis_queries_are_fixed(teacher_client, teacher, django_assert_max_num_queries):
+def test_item_analysis_queries_are_fixed(teacher_client, teacher, django_assert_num_queries):
     _, small = big_class(teacher, 5)
     _, large = big_class(teacher, 500)
 
@@ -238,7 +239,7 @@ def test_item_analysis_queries_are_fixed(teacher_client, teacher, django_assert_
     )
     # session, user; assignment; close expired attempts; first attempts; questions; choices;
     # facility; picks; times; upper/lower groups; roster; recall aggregate
-    with django_assert_max_num_queries(13):
+    with django_assert_num_queries(13):
         teacher_client.get(reverse("item_analysis", args=[large.pk]))
 
 
@@ -268,7 +269,7 @@ def test_a_late_attempt_that_counts_is_marked_late(teacher):
     take(assignment, ann, (3, 3, 3))  # on time, 0%
     late = take(assignment, ann, (0, 1, 2), start=assignment.due_at + timedelta(hours=1))  # late, 100%
 
-    cell = teaching.gradebook(classroom=classroom, now=assignment.due_at + timedelta(days=1)).rows[0][1][0]
+    cell = gradebook.build_gradebook(classroom=classroom, now=assignment.due_at + timedelta(days=1)).rows[0][1][0]
 
     assert late.is_late
     assert (cell.score, cell.status, cell.late) == (100, "late", True)
@@ -282,7 +283,7 @@ def test_a_learner_retrying_after_a_submission_counts_as_complete(teacher):
     Attempt.objects.create_with_slots(user=ann, questions=assignment.pool.questions_for_attempt(),
                                       feedback="immediate", rng=_KeepOrder(), assignment=assignment)
 
-    book = teaching.gradebook(classroom=classroom, now=NOW)
+    book = gradebook.build_gradebook(classroom=classroom, now=NOW)
 
     assert book.columns[0].completion == 100
 
@@ -290,7 +291,7 @@ def test_a_learner_retrying_after_a_submission_counts_as_complete(teacher):
 def test_item_analysis_keeps_a_question_removed_from_the_set_after_learners_answered_it(analysed):
     analysed.pool.entries.order_by("position").first().delete()
 
-    items = teaching.item_analysis(assignment=analysed)
+    items = item_analysis.analyse_items(assignment=analysed)
 
     assert len(items) == 3
     assert items[-1].answered == 5  # the removed question, listed last

@@ -5,7 +5,9 @@ from datetime import timedelta
 
 from django.urls import reverse
 
-from quiz import assignments, grading
+from quiz.study import answers
+from quiz.study.catch_up import catch_up_learner
+from quiz.teaching import rules
 from quiz.models import Attempt, ReviewLog
 from tests.class_factories import NOW, make_assignment, make_classroom
 from tests.factories import (
@@ -18,7 +20,7 @@ from tests.factories import (
 
 def answer(attempt, position, right, now=NOW):
     slot = attempt.slots.get(position=position)
-    grading.submit_answer(attempt=attempt, slot=slot, number=correct_number(slot) if right else wrong_number(slot), now=now)
+    answers.submit_answer(attempt=attempt, slot=slot, number=correct_number(slot) if right else wrong_number(slot), now=now)
 
 
 def test_immediate_feedback_schedules_each_answer_at_once(learner):
@@ -49,16 +51,16 @@ def test_deferred_feedback_schedules_nothing_until_the_attempt_ends(learner, lea
 def test_answers_held_until_the_due_date_are_scheduled_after_it_once(learner, teacher):
     classroom = make_classroom(teacher, learners=[learner])
     assignment = make_assignment(classroom, feedback_timing="after_due")
-    seen = assignments.get_learner_assignment(user=learner, assignment_id=assignment.pk, now=NOW)
-    attempt = assignments.start_attempt(user=learner, seen=seen, now=NOW)
+    seen = rules.get_learner_assignment(user=learner, assignment_id=assignment.pk, now=NOW)
+    attempt = rules.start_attempt(user=learner, seen=seen, now=NOW)
     for position in (1, 2, 3):
         answer(attempt, position, right=position != 2)
     assert not ReviewLog.objects.exists()
 
-    grading.schedule_visible_answers(user=learner, now=assignment.due_at - timedelta(minutes=1))
+    catch_up_learner(learner, now=assignment.due_at - timedelta(minutes=1))
     assert not ReviewLog.objects.exists()
-    grading.schedule_visible_answers(user=learner, now=assignment.due_at + timedelta(minutes=1))
-    grading.schedule_visible_answers(user=learner, now=assignment.due_at + timedelta(minutes=2))
+    catch_up_learner(learner, now=assignment.due_at + timedelta(minutes=1))
+    catch_up_learner(learner, now=assignment.due_at + timedelta(minutes=2))
 
     assert ReviewLog.objects.filter(user=learner, source="quiz").count() == 3
     assert ReviewLog.objects.filter(rating=ReviewLog.Rating.AGAIN).count() == 1
@@ -67,11 +69,11 @@ def test_answers_held_until_the_due_date_are_scheduled_after_it_once(learner, te
 def test_a_timed_out_attempt_is_scheduled_when_closed(learner, teacher):
     classroom = make_classroom(teacher, learners=[learner])
     assignment = make_assignment(classroom, time_limit=timedelta(minutes=5), feedback_timing="after_attempt")
-    seen = assignments.get_learner_assignment(user=learner, assignment_id=assignment.pk, now=NOW)
-    attempt = assignments.start_attempt(user=learner, seen=seen, now=NOW)
+    seen = rules.get_learner_assignment(user=learner, assignment_id=assignment.pk, now=NOW)
+    attempt = rules.start_attempt(user=learner, seen=seen, now=NOW)
     answer(attempt, 1, right=True, now=NOW + timedelta(minutes=1))
 
-    assignments.learner_assignments(user=learner, now=NOW + timedelta(hours=1))  # closes it in bulk
-    grading.schedule_visible_answers(user=learner, now=NOW + timedelta(hours=1))
+    rules.learner_assignments(user=learner, now=NOW + timedelta(hours=1))  # closes it in bulk
+    catch_up_learner(learner, now=NOW + timedelta(hours=1))
 
     assert ReviewLog.objects.filter(user=learner).count() == 1

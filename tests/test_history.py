@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from quiz import scheduling
+from quiz.study import scheduling
 from quiz.models import Attempt, MemoryState, ReviewLog
 from tests.factories import (
     answer_all,

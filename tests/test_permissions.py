@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from quiz import scheduling
+from quiz.study import scheduling
 from quiz.models import AssignmentOverride, Attempt, MemoryState, ReviewLog, Topic
 from tests.class_factories import (
     make_assignment,

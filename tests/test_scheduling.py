@@ -4,9 +4,12 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from quiz import grading, scheduling, stats
+from quiz import stats
+from quiz.lib import durations
+from quiz.study import answers, queue, scheduling
 from quiz.models import MemoryState, ReviewLog
-from quiz.scheduling import Scope, next_entry, rate, undo_last
+from quiz.study.queue import Scope, next_entry
+from quiz.study.scheduling import rate, undo_last
 from tests.factories import (
     correct_number,
     make_deck,
@@ -92,7 +95,7 @@ def test_a_stale_rating_is_refused_and_writes_nothing(learner):
 
 
 def test_button_labels_show_the_next_interval():
-    labels = {r: scheduling.short_interval(d) for r, d in scheduling.next_intervals(None, NOW).items()}
+    labels = {r: durations.short_interval(d) for r, d in scheduling.next_intervals(None, NOW).items()}
 
     assert labels[Rating.AGAIN] == "1m"
     assert labels[Rating.GOOD] == "10m"
@@ -104,7 +107,7 @@ def test_button_labels_show_the_next_interval():
     [(timedelta(seconds=30), "1m"), (timedelta(hours=3), "3h"), (timedelta(days=2), "2d"), (timedelta(days=400), "1.1y")],
 )
 def test_short_interval(delta, label):
-    assert scheduling.short_interval(delta) == label
+    assert durations.short_interval(delta) == label
 
 
 # --- Undo ---------------------------------------------------------------------------------
@@ -188,7 +191,7 @@ def test_new_cards_stop_at_the_daily_limit(learner):
         rate_card(learner, next_entry(user=learner, scope=scope, now=NOW).item, Rating.EASY)
 
     assert next_entry(user=learner, scope=scope, now=NOW) is None
-    status = scheduling.queue_status(user=learner, scope=scope, now=NOW)
+    status = queue.queue_status(user=learner, scope=scope, now=NOW)
     assert status.new_limit_reached
     assert status.next_due > NOW
 
@@ -232,8 +235,8 @@ def test_one_learners_study_does_not_touch_anothers_queue(learner, other_learner
 def test_a_question_answered_wrong_in_a_quiz_comes_back_as_due(learner):
     attempt = start_attempt(learner, make_question_set(questions=2))
     wrong_slot, right_slot = attempt.slots.order_by("position")
-    grading.submit_answer(attempt=attempt, slot=wrong_slot, number=wrong_number(wrong_slot), now=NOW)
-    grading.submit_answer(attempt=attempt, slot=right_slot, number=correct_number(right_slot), now=NOW)
+    answers.submit_answer(attempt=attempt, slot=wrong_slot, number=wrong_number(wrong_slot), now=NOW)
+    answers.submit_answer(attempt=attempt, slot=right_slot, number=correct_number(right_slot), now=NOW)
     review_scope = Scope(kinds=(Kind.CARD, Kind.QUESTION), include_new=False)
 
     assert next_entry(user=learner, scope=review_scope, now=NOW) is None
@@ -246,8 +249,8 @@ def test_a_repeated_quiz_answer_schedules_once(learner):
     attempt = start_attempt(learner, make_question_set(questions=2))
     slot = attempt.slots.get(position=1)
 
-    grading.submit_answer(attempt=attempt, slot=slot, number=correct_number(slot), now=NOW)
-    grading.submit_answer(attempt=attempt, slot=slot, number=correct_number(slot), now=NOW)
+    answers.submit_answer(attempt=attempt, slot=slot, number=correct_number(slot), now=NOW)
+    answers.submit_answer(attempt=attempt, slot=slot, number=correct_number(slot), now=NOW)
 
     assert ReviewLog.objects.filter(source=ReviewLog.Source.QUIZ).count() == 1
     assert MemoryState.objects.get(kind=Kind.QUESTION).reps == 1

@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from quiz import grading, scheduling
+from quiz.study import answers, queue, scheduling
 from quiz.models import Attempt, MemoryState, ReviewLog
 from tests.factories import make_deck, make_question_set, start_attempt, wrong_number
 
@@ -220,7 +220,7 @@ def test_undo_needs_post(learner_client):
 def answer_wrong_in_a_quiz(learner, when):
     attempt = start_attempt(learner, make_question_set(questions=1))
     slot = attempt.slots.get()
-    grading.submit_answer(attempt=attempt, slot=slot, number=wrong_number(slot), now=when)
+    answers.submit_answer(attempt=attempt, slot=slot, number=wrong_number(slot), now=when)
     return slot.question
 
 
@@ -326,11 +326,11 @@ def test_a_repeated_drill_answer_is_refused(learner_client, deck):
 
 def test_myths_and_facts_are_mixed_about_evenly(learner, db):
     deck = make_deck(cards=200)
-    scope = scheduling.Scope(kinds=(Kind.MYTH, Kind.FACT), deck=deck)
+    scope = queue.Scope(kinds=(Kind.MYTH, Kind.FACT), deck=deck)
     rng = random.Random(7)
     kinds = []
     for _ in range(200):
-        entry = scheduling.next_entry(user=learner, scope=scope, rng=rng)
+        entry = queue.next_entry(user=learner, scope=scope, rng=rng)
         kinds.append(entry.kind)
         scheduling.rate(user=learner, kind=entry.kind, item=entry.item, rating=3, source="drill")
 
@@ -341,9 +341,9 @@ def test_a_believed_myth_comes_back(learner, deck):
     card = deck.cards.first()
     now = timezone.now()
     scheduling.rate(user=learner, kind=Kind.MYTH, item=card, rating=1, source="drill", now=now)
-    scope = scheduling.Scope(kinds=(Kind.MYTH, Kind.FACT), deck=deck, include_new=False)
+    scope = queue.Scope(kinds=(Kind.MYTH, Kind.FACT), deck=deck, include_new=False)
 
-    entry = scheduling.next_entry(user=learner, scope=scope, now=now + timedelta(minutes=2))
+    entry = queue.next_entry(user=learner, scope=scope, now=now + timedelta(minutes=2))
 
     assert (entry.kind, entry.item) == (Kind.MYTH, card)
 
@@ -366,7 +366,7 @@ def test_retake_my_mistakes_builds_a_quiz_of_the_questions_last_answered_wrong(l
     attempt = start_attempt(learner, question_set)
     for slot in attempt.slots.order_by("position"):
         number = wrong_number(slot) if slot.position != 2 else slot.correct_number
-        grading.submit_answer(attempt=attempt, slot=slot, number=number)
+        answers.submit_answer(attempt=attempt, slot=slot, number=number)
 
     response = learner_client.post(reverse("retake_mistakes"))
 

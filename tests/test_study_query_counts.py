@@ -7,7 +7,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from quiz import scheduling
+from quiz.study import queue
 from quiz.models import MemoryState, ReviewLog
 from tests.factories import make_deck
 from tests.helpers import count_queries
@@ -41,18 +41,18 @@ def small_and_large(learner, other_learner, db):
     return small, large
 
 
-def test_study_page(learner_client, other_client, small_and_large, django_assert_max_num_queries):
+def test_study_page(learner_client, other_client, small_and_large, django_assert_num_queries):
     small, large = small_and_large
     counts = [count_queries(c, reverse("study_deck", args=[d.pk])) for c, d in ((learner_client, small), (other_client, large))]
 
     assert counts[0] == counts[1]
-    # answers released since the last visit; due review by predicted recall; anything left
-    # to undo; session save
-    with django_assert_max_num_queries(AUTH + 5):
+    # deck; close expired attempts; answers to release; the card shown (kept in the session);
+    # its memory state; the rating Undo would take back
+    with django_assert_num_queries(AUTH + 6):
         other_client.get(reverse("study_deck", args=[large.pk]))
 
 
-def test_rating(learner_client, other_client, small_and_large, django_assert_max_num_queries):
+def test_rating(learner_client, other_client, small_and_large, django_assert_num_queries):
     small, large = small_and_large
     counts = []
     for client, deck in ((learner_client, small), (other_client, large)):
@@ -66,49 +66,65 @@ def test_rating(learner_client, other_client, small_and_large, django_assert_max
     assert counts[1] <= AUTH + 11
 
 
-def test_review_due_page(learner_client, other_client, small_and_large, django_assert_max_num_queries):
+def test_review_due_page(learner_client, other_client, small_and_large, django_assert_num_queries):
     counts = [count_queries(c, reverse("review_due")) for c in (learner_client, other_client)]
 
     assert counts[0] == counts[1]
-    with django_assert_max_num_queries(AUTH + 5):  # released answers; due item; can undo; session save
+    with django_assert_num_queries(AUTH + 5):  # released answers; due item; can undo; session save
         other_client.get(reverse("review_due"))
 
 
-def test_deck_page(learner_client, other_client, small_and_large, django_assert_max_num_queries):
+def test_deck_page(learner_client, other_client, small_and_large, django_assert_num_queries):
     small, large = small_and_large
     counts = [count_queries(c, reverse("deck", args=[d.pk])) for c, d in ((learner_client, small), (other_client, large))]
 
     assert counts[0] == counts[1]
-    with django_assert_max_num_queries(AUTH + 3):  # deck with counts; page count; page of cards
+    with django_assert_num_queries(AUTH + 3):  # deck with counts; page count; page of cards
         other_client.get(reverse("deck", args=[large.pk]))
 
 
-def test_drill_page(learner_client, other_client, small_and_large, django_assert_max_num_queries):
+def test_drill_page(learner_client, other_client, small_and_large, django_assert_num_queries):
     small, large = small_and_large
     counts = [count_queries(c, reverse("drill", args=[d.pk])) for c, d in ((learner_client, small), (other_client, large))]
 
     assert counts[0] == counts[1]
-    with django_assert_max_num_queries(AUTH + 7):  # due statement; learning; new statement; undo; session
+    # deck; the statement's card (kept in the session); its memory state; the rating Undo would take back
+    with django_assert_num_queries(AUTH + 4):
         other_client.get(reverse("drill", args=[large.pk]))
 
 
-def test_card_info_page(learner_client, other_client, small_and_large, django_assert_max_num_queries):
+def test_card_info_page(learner_client, other_client, small_and_large, django_assert_num_queries):
     small, large = small_and_large
     pages = ((learner_client, small.cards.first()), (other_client, large.cards.first()))
     counts = [count_queries(c, reverse("card_info", args=[card.pk])) for c, card in pages]
 
     assert counts[0] == counts[1]
     url = reverse("card_info", args=[large.cards.first().pk])
-    with django_assert_max_num_queries(AUTH + 4):  # card; memories; review count; page of reviews
+    with django_assert_num_queries(AUTH + 4):  # card; memories; review count; page of reviews
         other_client.get(url)
 
 
-def test_home_with_a_long_history(other_client, small_and_large, django_assert_max_num_queries):
-    with django_assert_max_num_queries(AUTH + 9):  # the dashboard's queries, see test_query_counts
+def test_home_with_a_long_history(other_client, small_and_large, django_assert_num_queries):
+    with django_assert_num_queries(AUTH + 8):  # the dashboard's queries, see test_query_counts
         other_client.get(reverse("home"))
 
 
-def test_scheduling_queue_is_fixed(learner, other_learner, small_and_large, django_assert_max_num_queries):
-    small, large = small_and_large
-    with django_assert_max_num_queries(3):
-        scheduling.next_entry(user=other_learner, scope=scheduling.Scope(kinds=(Kind.CARD,), deck=large))
+def test_each_branch_of_the_queue_runs_a_fixed_number_of_queries(other_learner, small_and_large, django_assert_num_queries):
+    _, large = small_and_large
+    scope = queue.Scope(kinds=(Kind.CARD,), deck=large)
+    memories = MemoryState.objects.filter(user=other_learner, card__deck=large)
+
+    with django_assert_num_queries(1):  # the most forgotten due review
+        assert queue.next_entry(user=other_learner, scope=scope).memory is not None
+
+    memories.update(phase=MemoryState.Phase.LEARNING)
+    first = large.cards.order_by("position").first()
+    MemoryState.objects.filter(card=first, user=other_learner).delete()
+    with django_assert_num_queries(3):  # no due review; new cards introduced today; the first new card
+        entry = queue.next_entry(user=other_learner, scope=scope)
+    assert (entry.item, entry.memory) == (first, None)
+
+    other_learner.new_cards_per_day = 0
+    with django_assert_num_queries(3):  # no due review; the day's new cards used up; a learning step due
+        entry = queue.next_entry(user=other_learner, scope=scope)
+    assert entry.memory is not None and entry.memory.phase == MemoryState.Phase.LEARNING

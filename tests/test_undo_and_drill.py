@@ -7,9 +7,10 @@ from unittest import mock
 
 import pytest
 
-from quiz import scheduling
+from quiz.study import scheduling
 from quiz.models import MemoryState, ReviewLog
-from quiz.scheduling import Scope, last_undoable, next_entry, rate, undo_last
+from quiz.study.queue import Scope, next_entry
+from quiz.study.scheduling import last_undoable, rate, undo_last
 from tests.factories import make_deck, make_question_set
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)

@@ -7,8 +7,8 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db import models
-from django.db.models import Q
+from django.db import models, transaction
+from django.db.models import Max, Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -54,6 +54,16 @@ class Classroom(models.Model):
         _, created = Enrollment.objects.get_or_create(classroom=self, learner=learner)
         return created
 
+    def remove_learner(self, learner, *, now=None):
+        """Take a learner out of the class. Their attempts are kept; work in progress is
+        submitted as it stands, since a removed learner answers no more."""
+        from .attempts import Attempt
+
+        with transaction.atomic():
+            Enrollment.objects.filter(classroom=self, learner=learner).delete()
+            for attempt in Attempt.objects.filter(assignment__classroom=self, user=learner, finished_at=None):
+                attempt.finish(now=now)
+
 
 class Enrollment(models.Model):
     classroom = models.ForeignKey(Classroom, on_delete=models.CASCADE, related_name="enrollments")
@@ -91,6 +101,34 @@ class QuestionPool(models.Model):
 
     def get_absolute_url(self):
         return reverse("pool", args=[self.pk])
+
+    def add_questions(self, question_ids):
+        """Append the questions with these ids (those not in the pool yet) in id order."""
+        questions = Question.objects.filter(pk__in=question_ids).exclude(pool_entries__pool=self).order_by("pk")
+        with transaction.atomic():
+            last = self.entries.aggregate(last=Max("position"))["last"] or 0
+            PoolQuestion.objects.bulk_create(
+                PoolQuestion(pool=self, question=question, position=last + offset)
+                for offset, question in enumerate(questions, start=1)
+            )
+
+    def move_entry(self, entry, action):
+        """Move an entry "up" or "down" one place, or "remove" it; positions are renumbered
+        once, with gaps closed. Any other action changes nothing."""
+        with transaction.atomic():
+            entries = list(self.entries.select_for_update().order_by("position"))
+            index = next((i for i, item in enumerate(entries) if item.pk == entry.pk), None)
+            if index is None:
+                return
+            if action == "remove":
+                entries.pop(index).delete()
+            elif action in ("up", "down"):
+                other = index + (-1 if action == "up" else 1)
+                if 0 <= other < len(entries):
+                    entries[index], entries[other] = entries[other], entries[index]
+            for position, item in enumerate(entries, start=1):
+                item.position = position
+            PoolQuestion.objects.bulk_update(entries, ["position"])
 
     def questions_for_attempt(self, rng=random):
         """The questions one attempt gets: all in order, or a random draw from the pool."""

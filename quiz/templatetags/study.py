@@ -1,35 +1,13 @@
+"""Template filters for study pages: durations (see `quiz.lib.durations`), percentages, paging."""
+
 from django import template
+
+from quiz.lib.durations import clock_duration, spoken_wait
 
 register = template.Library()
 
-
-@register.filter
-def as_duration(value):
-    """A timedelta as a short human duration: '45 s', '3 min 20 s', '1 h 5 min'."""
-    if value is None:
-        return ""
-    seconds = int(value.total_seconds())
-    hours, rest = divmod(seconds, 3600)
-    minutes, seconds = divmod(rest, 60)
-    if hours:
-        return f"{hours} h {minutes} min"
-    if minutes:
-        return f"{minutes} min {seconds} s"
-    return f"{seconds} s"
-
-
-@register.filter
-def as_wait(value):
-    """How long until something, rounded the way a person says it: '12 min', '3 h', '2 days'."""
-    if value is None:
-        return ""
-    minutes = max(round(value.total_seconds() / 60), 1)
-    if minutes < 60:
-        return f"{minutes} min"
-    hours = round(minutes / 60)
-    if hours < 48:
-        return f"{hours} h"
-    return f"{round(hours / 24)} days"
+register.filter("as_duration", clock_duration)
+register.filter("as_wait", spoken_wait)
 
 
 @register.filter

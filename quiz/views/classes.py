@@ -6,11 +6,13 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils import timezone
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from . import assignments, grading
-from .forms import JoinClassForm
-from .models import Attempt
+from quiz.forms import JoinClassForm
+from quiz.models import Attempt
+from quiz.study.catch_up import catch_up_learner
+from quiz.teaching import rules
+from quiz.teaching.gradebook import counted_score
 
 
 @require_http_methods(["GET", "POST"])
@@ -27,29 +29,32 @@ def join_class(request, code=""):
     return render(request, "quiz/join_class.html", {"form": form}, status=400 if form.errors else 200)
 
 
+@require_GET
 @login_required
 def my_classes(request):
-    seen = assignments.learner_assignments(user=request.user)
+    catch_up_learner(request.user)
+    seen = rules.learner_assignments(user=request.user)
     classrooms = request.user.enrollments.select_related("classroom__owner")
     return render(request, "quiz/my_classes.html", {"assignments": seen, "enrollments": classrooms})
 
 
-def _get_seen(request, assignment_id):
+def _seen_or_404(request, assignment_id):
     """The assignment as this learner sees it, or 404 if it is not in one of their classes."""
-    seen = assignments.get_learner_assignment(user=request.user, assignment_id=assignment_id)
+    seen = rules.get_learner_assignment(user=request.user, assignment_id=assignment_id)
     if seen is None:
         raise Http404("No such assignment in your classes.")
     return seen
 
 
+@require_GET
 @login_required
 def learner_assignment(request, assignment_id):
-    grading.schedule_visible_answers(user=request.user)  # after the due date, answers are released
-    seen = _get_seen(request, assignment_id)
+    now = timezone.now()
+    catch_up_learner(request.user, now=now)  # after the due date, answers are released
+    seen = _seen_or_404(request, assignment_id)
     attempts = Attempt.objects.for_user(request.user).filter(assignment=seen.assignment).order_by("started_at")
     finished_scores = [attempt.score_percent for attempt in attempts if attempt.is_finished]
-    counted = assignments.counted_score(finished_scores, seen.assignment.grading)
-    now = timezone.now()
+    counted = counted_score(finished_scores, seen.assignment.grading)
     context = {"seen": seen, "attempts": attempts, "counted": counted, "now": now}
     context["scores_visible"] = all(attempt.answers_visible(now) for attempt in attempts)
     return render(request, "quiz/learner_assignment.html", context)
@@ -58,10 +63,11 @@ def learner_assignment(request, assignment_id):
 @require_POST
 @login_required
 def start_assignment(request, assignment_id):
-    seen = _get_seen(request, assignment_id)
+    catch_up_learner(request.user)  # an attempt whose time ran out no longer counts as open
+    seen = _seen_or_404(request, assignment_id)
     try:
-        attempt = assignments.start_attempt(user=request.user, seen=seen)
-    except assignments.RuleViolation as refusal:
+        attempt = rules.start_attempt(user=request.user, seen=seen)
+    except rules.RuleViolation as refusal:
         messages.error(request, str(refusal))
         return redirect("learner_assignment", assignment_id=assignment_id)
     return redirect(attempt)

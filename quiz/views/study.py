@@ -1,134 +1,31 @@
 """Spaced-repetition pages: decks, flashcard study, the mixed "Review due" session, the
-Myth-or-fact drill, the answer feedback of review questions and drill statements, card
-info, undo, "Retake my mistakes" and the learner's study settings.
-
-Which item a session is showing is kept in the learner's session (server side), not in
-the form: a drill statement must not say in the page whether it is the myth or the fact,
-and a rating is accepted only for the item the page showed, once.
-"""
-
-import random
+Myth-or-fact drill, the feedback on review questions and drill statements, card info, undo
+and "Retake my mistakes". The sessions themselves are `quiz.study.sessions`."""
 
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_http_methods, require_POST
-from django_htmx.http import push_url
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from . import grading, scheduling
-from .forms import DrillAnswerForm, RatingForm, ReviewAnswerForm, StudySettingsForm, id_from_form
-from .models import Attempt, Card, Choice, Deck, MemoryState, Question, ReviewLog
+from quiz.forms import DrillAnswerForm, RatingForm, ReviewAnswerForm, id_from_form
+from quiz.lib.durations import short_interval
+from quiz.lib.http import render_page, safe_next
+from quiz.models import Attempt, Card, Choice, Deck, MemoryState, Question, ReviewLog
+from quiz.study import scheduling
+from quiz.study.answers import rating_for
+from quiz.study.catch_up import catch_up_learner
+from quiz.study.queue import QueueEntry, queue_status, until
+from quiz.study.sessions import deck_session, drill_session, review_session, session_named
 
 Kind = MemoryState.Kind
 Source = ReviewLog.Source
 
 
-# --- What a session is showing ----------------------------------------------------------------
-
-class Session:
-    """One study session: its scope, its URL and the item it last showed (kept server side)."""
-
-    def __init__(self, request, name, scope, url, title, undo_sources):
-        self.request, self.name, self.scope, self.url, self.title = request, name, scope, url, title
-        self.undo_sources = undo_sources
-
-    @property
-    def key(self):
-        return f"shown:{self.name}"
-
-    def remember(self, entry, choice_order=None):
-        self.request.session[self.key] = {
-            "kind": entry.kind,
-            "item": entry.item.pk,
-            "reps": entry.memory.reps if entry.memory else 0,
-            "choices": choice_order,
-        }
-
-    def shown(self):
-        return self.request.session.get(self.key)
-
-    def forget(self):
-        self.request.session.pop(self.key, None)
-
-    def undoable(self):
-        """The rating Undo would take back here: this session's last action, if it can be undone."""
-        return scheduling.last_undoable(user=self.request.user, sources=self.undo_sources, scope=self.scope)
-
-    def current_entry(self, now):
-        """The item shown last if it is still unanswered (stable on reload, and what undo
-        puts back), else the next one from the queue."""
-        shown = self.shown()
-        if shown:
-            entry = _entry_if_unchanged(self.request.user, shown)
-            if entry:
-                return entry, shown.get("choices")
-        entry = scheduling.next_entry(user=self.request.user, scope=self.scope, now=now)
-        if entry is None:
-            self.forget()
-            return None, None
-        order = None
-        if entry.kind == Kind.QUESTION:
-            order = random.sample([c.pk for c in entry.item.choices.all()], k=len(entry.item.choices.all()))
-        self.remember(entry, order)
-        return entry, order
-
-
-def _entry_if_unchanged(user, shown):
-    kind = shown["kind"]
-    model = Question if kind == Kind.QUESTION else Card
-    related = "question_set" if kind == Kind.QUESTION else "deck"
-    item = model.objects.select_related(related).prefetch_related(*(["choices"] if model is Question else [])).filter(
-        pk=shown["item"]
-    ).first()
-    if item is None:
-        return None
-    memory = MemoryState.objects.filter(user=user, kind=kind, **scheduling.item_lookup(kind, item)).first()
-    if (memory.reps if memory else 0) != shown["reps"]:
-        return None  # rated since (another tab): move on
-    return scheduling.QueueEntry(kind, item, memory)
-
-
-def _deck_session(request, deck):
-    return Session(
-        request,
-        f"deck-{deck.pk}",
-        scheduling.Scope(kinds=(Kind.CARD,), deck=deck),
-        reverse("study_deck", args=[deck.pk]),
-        deck.title,
-        (Source.STUDY,),
-    )
-
-
-def _review_session(request):
-    return Session(
-        request,
-        "review",
-        scheduling.Scope(kinds=MemoryState.REVIEW_KINDS, include_new=False),
-        reverse("review_due"),
-        "Review due",
-        (Source.STUDY,),
-    )
-
-
-def _drill_session(request, deck):
-    return Session(
-        request,
-        f"drill-{deck.pk}",
-        scheduling.Scope(kinds=(Kind.MYTH, Kind.FACT), deck=deck),
-        reverse("drill", args=[deck.pk]),
-        deck.title,
-        (Source.DRILL,),
-    )
-
-
-# --- Pages --------------------------------------------------------------------------------------
-
+@require_GET
 @login_required
 def deck(request, deck_id):
     deck = get_object_or_404(Deck.objects.with_counts_for(request.user), pk=deck_id)
@@ -140,20 +37,20 @@ def deck(request, deck_id):
 @login_required
 def study_deck(request, deck_id):
     deck = get_object_or_404(Deck, pk=deck_id)
-    return _study(request, _deck_session(request, deck))
+    return _study(request, deck_session(request, deck))
 
 
 @require_http_methods(["GET", "POST"])
 @login_required
 def review_due(request):
-    return _study(request, _review_session(request))
+    return _study(request, review_session(request))
 
 
 def _study(request, session):
     now = timezone.now()
-    grading.schedule_visible_answers(user=request.user, now=now)  # answers released since the last visit
     if request.method == "POST":
-        return _rate(request, session, now)
+        return _rate(request, session, now)  # redirects to the GET below, which catches up
+    catch_up_learner(request.user, now=now)  # answers released since the last visit
     entry, order = session.current_entry(now)
     return _render_study(request, session, entry, order, now)
 
@@ -194,7 +91,7 @@ def _answer_review_question(request, session, shown, now):
         user=request.user,
         kind=Kind.QUESTION,
         item=question,
-        rating=grading.rating_for(choice.is_correct),
+        rating=rating_for(choice.is_correct),
         source=Source.REVIEW,
         now=now,
         expected_reps=shown["reps"],
@@ -227,19 +124,16 @@ def _render_session(request, session, template, context, now, status=200):
     the Undo button when its last action can be undone, and when nothing is left, why."""
     context.update(session=session, undoable=session.undoable())
     if context["entry"] is None:
-        context["status"] = scheduling.queue_status(user=request.user, scope=session.scope, now=now)
-        context["wait"] = context["status"].next_due and scheduling.until(context["status"].next_due, now)
-    response = render(request, template + ("#study-item" if request.htmx else ""), context, status=status)
-    if request.htmx and status == 200:
-        push_url(response, session.url)
-    return response
+        context["status"] = queue_status(user=request.user, scope=session.scope, now=now)
+        context["wait"] = context["status"].next_due and until(context["status"].next_due, now)
+    return render_page(request, template, "study-item", context, status=status, push_url=session.url)
 
 
 def _card_context(entry, now):
     recall = scheduling.retrievability(entry.memory, now)
     intervals = scheduling.next_intervals(entry.memory, now)
     buttons = [
-        {"value": int(rating), "label": ReviewLog.Rating(int(rating)).label, "interval": scheduling.short_interval(delta)}
+        {"value": int(rating), "label": ReviewLog.Rating(int(rating)).label, "interval": short_interval(delta)}
         for rating, delta in intervals.items()
     ]
     return {"recall": None if recall is None else round(recall * 100), "buttons": buttons}
@@ -249,7 +143,7 @@ def _card_context(entry, now):
 @login_required
 def drill(request, deck_id):
     deck = get_object_or_404(Deck, pk=deck_id)
-    session = _drill_session(request, deck)
+    session = drill_session(request, deck)
     now = timezone.now()
     error, status = None, 200
     if request.method == "POST":
@@ -273,7 +167,7 @@ def _rate_statement(user, shown, answer, now):
         user=user,
         kind=shown["kind"],
         item=card,
-        rating=grading.rating_for(answer == shown["kind"]),
+        rating=rating_for(answer == shown["kind"]),
         source=Source.DRILL,
         now=now,
         expected_reps=shown["reps"],
@@ -285,6 +179,7 @@ def _answer_url(review, session):
     return f"{reverse('review_answer', args=[review.pk])}?next={session.url}"
 
 
+@require_GET
 @login_required
 def review_answer(request, review_id):
     """Feedback on one answered review question or drill statement (the learner's own)."""
@@ -294,9 +189,8 @@ def review_answer(request, review_id):
         ),
         pk=review_id,
     )
-    next_url = request.GET.get("next", "")
-    if not url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()}):
-        next_url = reverse("review_due") if review.memory.kind == Kind.QUESTION else review.memory.card.deck.get_absolute_url()
+    default = reverse("review_due") if review.memory.kind == Kind.QUESTION else review.memory.card.deck.get_absolute_url()
+    next_url = safe_next(request, request.GET.get("next", ""), default)
     correct = review.rating != ReviewLog.Rating.AGAIN
     context = {"review": review, "memory": review.memory, "correct": correct, "next_url": next_url}
     if review.memory.kind == Kind.QUESTION:
@@ -304,24 +198,14 @@ def review_answer(request, review_id):
             {"text": c.text, "correct": c.is_correct, "chosen": c.pk == review.chosen_choice_id}
             for c in review.memory.question.choices.order_by("position")
         ]
-    template = "quiz/review_answer.html" + ("#study-item" if request.htmx else "")
-    return render(request, template, context)
+    return render_page(request, "quiz/review_answer.html", "study-item", context)
 
 
 @require_POST
 @login_required
 def undo(request):
     """Take back the last rating of this session's kind and show that item again."""
-    sessions = {"review": lambda: _review_session(request)}
-    name = request.POST.get("session", "")
-    kind, _, deck_id = name.partition("-")
-    if kind in ("deck", "drill") and id_from_form(deck_id) is not None:
-        deck = get_object_or_404(Deck, pk=id_from_form(deck_id))
-        session = (_deck_session if kind == "deck" else _drill_session)(request, deck)
-    elif name in sessions:
-        session = sessions[name]()
-    else:
-        raise Http404("No such study session.")
+    session = session_named(request, request.POST.get("session", ""))
     # The form names the rating it was shown for, so a double click or a stale page undoes nothing more.
     review_id = id_from_form(request.POST.get("review", ""))
     undone = None
@@ -334,7 +218,7 @@ def undo(request):
     else:
         memory = MemoryState.objects.filter(pk=undone.memory_id).first()
         item = undone.memory.item
-        session.remember(scheduling.QueueEntry(undone.memory.kind, item, memory), _choice_order(undone.memory))
+        session.remember(QueueEntry(undone.memory.kind, item, memory), _choice_order(undone.memory))
     return redirect(session.url)
 
 
@@ -344,6 +228,7 @@ def _choice_order(memory):
     return [choice.pk for choice in memory.question.choices.all()]
 
 
+@require_GET
 @login_required
 def card_info(request, card_id):
     card = get_object_or_404(Card.objects.select_related("deck"), pk=card_id)
@@ -360,7 +245,7 @@ def card_info(request, card_id):
 @require_POST
 @login_required
 def retake_mistakes(request):
-    grading.schedule_visible_answers(user=request.user)
+    catch_up_learner(request.user)
     questions = Question.objects.filter(
         pk__in=MemoryState.objects.for_user(request.user).last_answered_wrong().values("question")
     ).order_by("question_set", "position")
@@ -369,14 +254,3 @@ def retake_mistakes(request):
         return redirect("home")
     attempt = Attempt.objects.start_custom(user=request.user, title="Retake my mistakes", questions=questions)
     return redirect(attempt)
-
-
-@require_http_methods(["GET", "POST"])
-@login_required
-def study_settings(request):
-    form = StudySettingsForm(request.POST or None, instance=request.user)
-    if request.method == "POST" and form.is_valid():
-        form.save()
-        messages.success(request, "Settings saved.")
-        return redirect("study_settings")
-    return render(request, "quiz/settings.html", {"form": form}, status=400 if form.errors else 200)

@@ -11,7 +11,7 @@ from django.db import IntegrityError
 from django.db.models import Count, OuterRef, Prefetch, Subquery
 from django.utils import timezone
 
-from .models import Assignment, AssignmentOverride, Attempt, Rules
+from quiz.models import Assignment, AssignmentOverride, Attempt, Rules
 
 
 class RuleViolation(Exception):
@@ -70,10 +70,9 @@ def _annotated_for(user, assignments):
 
 
 def learner_assignments(*, user, now=None, classroom=None):
-    """The learner's assignments in all their classes (or one), soonest due first. Two queries
-    (plus one to close timed attempts whose time ran out)."""
+    """The learner's assignments in all their classes (or one), soonest due first. Two queries.
+    Call `catch_up_learner` first, so timed attempts whose time ran out count as finished."""
     now = now or timezone.now()
-    Attempt.objects.filter(user=user, assignment__isnull=False).close_expired(now)
     assignments = Assignment.objects.for_learner(user).select_related("classroom", "pool")
     if classroom is not None:
         assignments = assignments.filter(classroom=classroom)
@@ -83,7 +82,6 @@ def learner_assignments(*, user, now=None, classroom=None):
 def get_learner_assignment(*, user, assignment_id, now=None):
     """One assignment of the learner's classes, or None if it is not theirs."""
     now = now or timezone.now()
-    Attempt.objects.filter(user=user, assignment_id=assignment_id).close_expired(now)
     assignments = Assignment.objects.for_learner(user).filter(pk=assignment_id).select_related("classroom", "pool")
     assignment = _annotated_for(user, assignments).first()
     return assignment and _as_seen_by(assignment, now)
@@ -147,6 +145,23 @@ def timing_for(assignment, rules, started_at):
     return {"deadline": deadline, "due_at": rules.due_at, "reveal_at": reveal_at}
 
 
+OVERRIDE_FIELDS = ("opens_at", "due_at", "time_limit", "max_attempts")
+
+
+def save_override(*, assignment, learner, rules):
+    """Give one learner their own dates, time limit or attempts (`rules`: OVERRIDE_FIELDS,
+    None for "as the assignment says"); their attempt in progress follows at once."""
+    AssignmentOverride.objects.update_or_create(
+        assignment=assignment, learner=learner, defaults={name: rules.get(name) for name in OVERRIDE_FIELDS}
+    )
+    apply_rules_to_open_attempts(assignment=assignment, learner=learner)
+
+
+def delete_override(override):
+    override.delete()
+    apply_rules_to_open_attempts(assignment=override.assignment, learner=override.learner)
+
+
 def apply_rules_to_open_attempts(*, assignment, learner):
     """After an override changes, bring the learner's attempt in progress under the new rules
     (extra time given mid-attempt counts at once)."""
@@ -167,21 +182,3 @@ def _create(user, assignment, rules, questions, order_rng, timing, now):
         started_at=now,
         **timing_for(assignment, rules, now),
     )
-
-
-def counted(items, grading, score=lambda item: item):
-    """What the grading rule counts, from items in start order: the best, first or last one,
-    or all of them for an average. `score` reads an item's score (0-100)."""
-    if not items:
-        return []
-    if grading == Assignment.Grading.AVERAGE:
-        return list(items)
-    if grading == Assignment.Grading.BEST:
-        return [max(items, key=score)]  # the earliest of equal bests
-    return [items[0] if grading == Assignment.Grading.FIRST else items[-1]]
-
-
-def counted_score(scores, grading):
-    """The score (0-100) that counts, from finished attempts' scores in start order, by the rule."""
-    picked = counted(scores, grading)
-    return round(sum(picked) / len(picked)) if picked else None

@@ -1,0 +1,19 @@
+"""Close timed attempts whose deadline has passed and release held-back answers into the
+learners' memory queues, for everyone.
+
+Pages do this for the learner who opens them; a learner who never comes back needs a timer
+(cron or a systemd timer, every few minutes) to run this instead. Safe to run at any time and
+from several servers at once: every close and every release is a guarded UPDATE.
+"""
+
+from django.core.management.base import BaseCommand
+
+from quiz.study.catch_up import catch_up
+
+
+class Command(BaseCommand):
+    help = "Close expired timed attempts and release answers whose feedback may now be shown, for every learner."
+
+    def handle(self, *args, **options):
+        closed, released = catch_up()
+        self.stdout.write(f"Closed {closed} expired attempt(s); released {released} answer(s) to the review queue.")

@@ -1,0 +1,69 @@
+"""Answering a quiz question, and what follows from it: the attempt records the answer, and
+once the learner may see whether it was right, the question's memory state learns from it.
+So every question answered anywhere feeds the spaced-repetition queue, and the queue never
+shows an answer before the quiz does."""
+
+from django.db import transaction
+from django.utils import timezone
+
+from quiz.models import AttemptSlot, MemoryState, ReviewLog
+
+from . import scheduling
+
+
+def rating_for(is_correct):
+    # Pass/fail maps to Good/Again, as the fsrs maintainers advise for binary grading.
+    return ReviewLog.Rating.GOOD if is_correct else ReviewLog.Rating.AGAIN
+
+
+def submit_answer(*, attempt, slot, number, now=None):
+    """Record the learner's pick (its number as shown); True if this call recorded it.
+
+    A repeat submit (already answered) changes nothing. The answer enters the memory queue at
+    once when feedback is immediate, otherwise when the attempt's answers become visible.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        recorded = attempt.record_answer(slot, number, now=now)
+        if recorded and attempt.shows_feedback_per_question and attempt.answers_visible(now):
+            _release(slot, attempt.user, now)
+        elif recorded and attempt.is_finished:
+            release_visible_answers(attempt.slots.all(), now=now)
+    return recorded
+
+
+def pending_release(slots, now):
+    """Of `slots`, the answers whose feedback the learner may now see that are not in the
+    memory queue yet (deferred feedback, answers held back until a due date). The partial
+    index `slot_pending_release` keeps this scan as small as what is pending."""
+    return slots.filter(
+        answered_at__isnull=False, scheduled_at__isnull=True, attempt__finished_at__isnull=False
+    ).exclude(attempt__reveal_at__gt=now)
+
+
+def release_visible_answers(slots, *, now=None):
+    """Put the pending answers among `slots` into the review queue, oldest answer first.
+    Returns how many were released. One query when nothing is pending."""
+    now = now or timezone.now()
+    released = 0
+    pending = pending_release(slots, now).select_related("question", "attempt__user")
+    for slot in pending.order_by("answered_at", "pk"):
+        released += _release(slot, slot.attempt.user, now)
+    return released
+
+
+def _release(slot, user, now):
+    with transaction.atomic():
+        # Claim the slot first, so two requests catching up at once schedule it once.
+        if not AttemptSlot.objects.filter(pk=slot.pk, scheduled_at__isnull=True).update(scheduled_at=now):
+            return 0
+        scheduling.rate(
+            user=user,
+            kind=MemoryState.Kind.QUESTION,
+            item=slot.question,
+            rating=rating_for(slot.is_correct),
+            source=ReviewLog.Source.QUIZ,
+            now=now,
+            chosen_choice_id=slot.chosen_choice_id,
+        )
+    return 1

@@ -1,0 +1,52 @@
+"""Who may open what: scoped fetches that answer 404 for anything the user may not see, and
+the instructor role check (403 for learners)."""
+
+from functools import wraps
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404
+
+from quiz.models import Assignment, Attempt, AttemptSlot, Classroom, QuestionPool, User
+
+
+def own_attempt_or_404(request, attempt_id):
+    """The signed-in learner's own attempt: nobody else's attempts exist for them."""
+    return get_object_or_404(
+        Attempt.objects.for_user(request.user).select_related("question_set", "user"), pk=attempt_id
+    )
+
+
+def slot_or_404(attempt, position):
+    """One question of the attempt, or 404 for a position outside it."""
+    slot = get_object_or_404(AttemptSlot.objects.filter(attempt=attempt).select_related("question"), position=position)
+    slot.attempt = attempt  # already loaded; saves a query
+    return slot
+
+
+def instructor_required(view):
+    @login_required
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not request.user.is_instructor:
+            raise PermissionDenied("Only instructors can open this page.")
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def own_classroom_or_404(request, classroom_id):
+    return get_object_or_404(Classroom.objects.owned_by(request.user), pk=classroom_id)
+
+
+def own_assignment_or_404(request, assignment_id):
+    assignments = Assignment.objects.owned_by(request.user).select_related("classroom", "pool")
+    return get_object_or_404(assignments, pk=assignment_id)
+
+
+def own_pool_or_404(request, pool_id):
+    return get_object_or_404(QuestionPool.objects.filter(owner=request.user), pk=pool_id)
+
+
+def learner_in_class_or_404(classroom, learner_id):
+    return get_object_or_404(User.objects.filter(enrollments__classroom=classroom), pk=learner_id)
