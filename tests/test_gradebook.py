@@ -212,7 +212,7 @@ def big_class(teacher, size):
     )
     AttemptSlot.objects.bulk_create(
         AttemptSlot(attempt=attempt, question=q, position=p, stem=q.stem, shown_choices=[],
-                        is_correct=(p + n) % 2 == 0, answered_at=NOW, seconds_spent=5 + p)
+                        chosen_index=1, is_correct=(p + n) % 2 == 0, answered_at=NOW, seconds_spent=5 + p)
         for n, attempt in enumerate(attempts) for p, q in enumerate(questions, start=1)
     )
     return classroom, assignment

@@ -2,16 +2,22 @@
 nobody else's attempts, CSRF everywhere."""
 
 import re
+from datetime import timedelta
 
 import pytest
+from django.db import IntegrityError, transaction
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
-from quiz.models import Attempt, AttemptSlot
+from quiz.models import AssignmentOverride, Attempt, AttemptSlot, MemoryState, ReviewLog, User
+from tests.class_factories import NOW, make_assignment, make_classroom
 from tests.factories import (
     correct_choice,
     correct_number,
+    make_deck,
     make_question_set,
+    rate_item,
     start_attempt,
     wrong_number,
 )
@@ -239,3 +245,43 @@ def test_starting_without_a_csrf_token_is_refused(csrf_client, question_set):
 
     assert response.status_code == 403
     assert not Attempt.objects.exists()
+
+
+# --- The database refuses rows that break the rules, whatever path writes them ------------
+
+def _refused(write):
+    with pytest.raises(IntegrityError), transaction.atomic():
+        write()
+
+
+def test_a_slot_is_answered_whole_or_not_at_all(learner, question_set):
+    slot = start_attempt(learner, question_set).slots.first()
+    slots = AttemptSlot.objects.filter(pk=slot.pk)
+
+    _refused(lambda: slots.update(answered_at=timezone.now()))  # a time without a pick or a grade
+    _refused(lambda: slots.update(chosen_index=1, is_correct=True))  # a pick without a time
+    slots.update(answered_at=timezone.now(), chosen_index=1, is_correct=False)  # all three: fine
+
+
+def test_a_score_cannot_exceed_the_question_count(learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    _refused(lambda: Attempt.objects.filter(pk=attempt.pk).update(correct_count=attempt.question_count + 1))
+
+
+@pytest.mark.parametrize("rating", [0, 5])
+def test_ratings_are_one_to_four(learner, rating):
+    review = rate_item(learner, make_deck(cards=1).cards.get(), 3, at=timezone.now())
+    _refused(lambda: ReviewLog.objects.filter(pk=review.pk).update(rating=rating))
+    _refused(lambda: MemoryState.objects.filter(pk=review.memory_id).update(last_rating=rating))
+
+
+def test_an_override_is_due_after_it_opens(learner, teacher):
+    assignment = make_assignment(make_classroom(teacher, learners=[learner]))
+    _refused(lambda: AssignmentOverride.objects.create(
+        assignment=assignment, learner=learner, opens_at=NOW, due_at=NOW - timedelta(hours=1)
+    ))
+
+
+@pytest.mark.parametrize("retention", [0.5, 1.0])
+def test_the_target_retention_stays_in_its_range(learner, retention):
+    _refused(lambda: User.objects.filter(pk=learner.pk).update(target_retention=retention))

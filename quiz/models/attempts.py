@@ -84,7 +84,8 @@ class Attempt(models.Model):
         IMMEDIATE = "immediate", "Right after each answer"
         DEFERRED = "deferred", "At the end of the attempt"
 
-    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="attempts")
+    # No index of its own: attempt_user_recent leads with the user.
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="attempts", db_index=False)
     # Empty for a quiz built on the fly (say, "Retake my mistakes"), which has a title instead.
     question_set = models.ForeignKey(
         QuestionSet, null=True, blank=True, on_delete=models.CASCADE, related_name="attempts"
@@ -124,6 +125,7 @@ class Attempt(models.Model):
                 condition=Q(finished_at__isnull=True),
                 name="one_open_attempt_per_user_and_assignment",
             ),
+            models.CheckConstraint(condition=Q(correct_count__lte=F("question_count")), name="attempt_score_within_count"),
         ]
 
     def __str__(self):
@@ -246,12 +248,27 @@ class AttemptSlot(models.Model):
     scheduled_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        ordering = ["attempt", "position"]
+        ordering = ["attempt_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["attempt", "position"], name="slot_position_unique"),
             models.UniqueConstraint(fields=["attempt", "question"], name="slot_question_unique"),
+            # An answer is its time, the pick and its grade together: never a part of one.
+            models.CheckConstraint(
+                condition=Q(answered_at__isnull=True, chosen_index__isnull=True, is_correct__isnull=True)
+                | Q(answered_at__isnull=False, chosen_index__isnull=False, is_correct__isnull=False),
+                name="slot_answer_complete",
+            ),
         ]
-        indexes = [models.Index(fields=["question", "answered_at"], name="slot_question_answered")]
+        indexes = [
+            models.Index(fields=["question", "answered_at"], name="slot_question_answered"),
+            # What catch-up scans: answers not yet in the memory queue. Partial, so its size
+            # is what is pending, not the whole history.
+            models.Index(
+                fields=["attempt"],
+                condition=Q(answered_at__isnull=False, scheduled_at__isnull=True),
+                name="slot_pending_release",
+            ),
+        ]
 
     def __str__(self):
         return f"{self.attempt_id} #{self.position}"

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import models, transaction
-from django.db.models import Max, Q
+from django.db.models import F, Max, Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -71,7 +71,7 @@ class Enrollment(models.Model):
     joined_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
-        ordering = ["classroom", "learner__username"]
+        ordering = ["classroom_id", "pk"]
         constraints = [models.UniqueConstraint(fields=["classroom", "learner"], name="enrollment_unique")]
         indexes = [models.Index(fields=["learner"], name="enrollment_learner")]
 
@@ -146,7 +146,7 @@ class PoolQuestion(models.Model):
     position = models.PositiveIntegerField()
 
     class Meta:
-        ordering = ["pool", "position"]
+        ordering = ["pool_id", "position"]
         constraints = [models.UniqueConstraint(fields=["pool", "question"], name="pool_question_unique")]
 
 
@@ -232,6 +232,10 @@ class AssignmentOverride(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["assignment", "learner"], name="override_unique_per_learner"),
+            models.CheckConstraint(
+                condition=Q(opens_at__isnull=True) | Q(due_at__isnull=True) | Q(due_at__gt=F("opens_at")),
+                name="override_due_after_open",
+            ),
         ]
 
     def __str__(self):

@@ -24,6 +24,13 @@ class User(AbstractUser):
     )
     is_instructor = models.BooleanField(default=False, help_text="May create classes, question pools and assignments")
 
+    class Meta(AbstractUser.Meta):
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(target_retention__gte=0.7, target_retention__lte=0.99), name="user_target_retention_range"
+            ),
+        ]
+
     @property
     def zone(self):
         try:
@@ -112,7 +119,7 @@ class Question(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        ordering = ["question_set", "position"]
+        ordering = ["question_set_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["question_set", "key"], name="question_key_unique_in_set"),
         ]
@@ -132,7 +139,7 @@ class Choice(models.Model):
     position = models.PositiveIntegerField()
 
     class Meta:
-        ordering = ["question", "position"]
+        ordering = ["question_id", "position"]
         constraints = [
             models.UniqueConstraint(
                 fields=["question"], condition=Q(is_correct=True), name="one_correct_choice_per_question"
@@ -202,7 +209,7 @@ class Card(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        ordering = ["deck", "position"]
+        ordering = ["deck_id", "position"]
         constraints = [models.UniqueConstraint(fields=["deck", "key"], name="card_key_unique_in_deck")]
 
     def __str__(self):

@@ -44,7 +44,8 @@ class MemoryState(models.Model):
 
     objects = MemoryStateQuerySet.as_manager()
 
-    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="memories")
+    # No index of its own: memory_user_due leads with the user.
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="memories", db_index=False)
     kind = models.CharField(max_length=8, choices=Kind.choices)
     card = models.ForeignKey(Card, null=True, blank=True, on_delete=models.CASCADE, related_name="memories")
     question = models.ForeignKey(
@@ -78,6 +79,10 @@ class MemoryState(models.Model):
                 | (Q(kind__in=["card", "myth", "fact"], card__isnull=False, question__isnull=True)),
                 name="memory_item_matches_kind",
             ),
+            models.CheckConstraint(
+                condition=Q(last_rating__isnull=True) | Q(last_rating__gte=1, last_rating__lte=4),
+                name="memory_last_rating_range",
+            ),
         ]
 
     def __str__(self):
@@ -103,8 +108,9 @@ class ReviewLog(models.Model):
         REVIEW = "review", "Review session question"
         DRILL = "drill", "Myth-or-fact drill"
 
-    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="reviews")
-    memory = models.ForeignKey(MemoryState, on_delete=models.CASCADE, related_name="reviews")
+    # Neither gets an index of its own: review_user_time and review_memory_time lead with them.
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="reviews", db_index=False)
+    memory = models.ForeignKey(MemoryState, on_delete=models.CASCADE, related_name="reviews", db_index=False)
     source = models.CharField(max_length=8, choices=Source.choices)
     rating = models.PositiveSmallIntegerField(choices=Rating.choices)
     reviewed_at = models.DateTimeField()
@@ -122,6 +128,7 @@ class ReviewLog(models.Model):
             models.Index(fields=["user", "reviewed_at"], name="review_user_time"),
             models.Index(fields=["memory", "reviewed_at"], name="review_memory_time"),
         ]
+        constraints = [models.CheckConstraint(condition=Q(rating__gte=1, rating__lte=4), name="review_rating_range")]
 
     def __str__(self):
         return f"{self.user} rated {self.get_rating_display()} at {self.reviewed_at:%Y-%m-%d %H:%M}"

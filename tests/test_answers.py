@@ -1,14 +1,19 @@
 """A quiz answer enters the spaced-repetition queue only once the learner may see its
-feedback: at once, at the end of the attempt, or after the assignment's due date."""
+feedback: at once, at the end of the attempt, or after the assignment's due date; and the
+one catch-up path (pages and `manage.py catch_up`) closes expired attempts before it
+releases, so nothing waits for a second visit."""
 
 from datetime import timedelta
+from io import StringIO
 
+from django.core.management import call_command
+from django.db import connection
 from django.urls import reverse
 
 from quiz.study import answers
 from quiz.study.catch_up import catch_up_learner
 from quiz.teaching import rules
-from quiz.models import Attempt, ReviewLog
+from quiz.models import Attempt, AttemptSlot, ReviewLog
 from tests.class_factories import NOW, make_assignment, make_classroom
 from tests.factories import (
     correct_number,
@@ -73,7 +78,33 @@ def test_a_timed_out_attempt_is_scheduled_when_closed(learner, teacher):
     attempt = rules.start_attempt(user=learner, seen=seen, now=NOW)
     answer(attempt, 1, right=True, now=NOW + timedelta(minutes=1))
 
-    rules.learner_assignments(user=learner, now=NOW + timedelta(hours=1))  # closes it in bulk
-    catch_up_learner(learner, now=NOW + timedelta(hours=1))
+    closed, released = catch_up_learner(learner, now=NOW + timedelta(hours=1))
 
+    # One call: the attempt closed by its deadline releases its answer at once.
+    assert (closed, released) == (1, 1)
     assert ReviewLog.objects.filter(user=learner).count() == 1
+    attempt.refresh_from_db()
+    assert attempt.finished_at == NOW + timedelta(minutes=5)
+
+
+def test_the_catch_up_command_closes_and_releases_for_every_learner(learner, other_learner, teacher):
+    classroom = make_classroom(teacher, learners=[learner, other_learner])
+    assignment = make_assignment(classroom, time_limit=timedelta(minutes=5), feedback_timing="after_attempt")
+    for user in (learner, other_learner):
+        seen = rules.get_learner_assignment(user=user, assignment_id=assignment.pk, now=NOW)
+        answer(rules.start_attempt(user=user, seen=seen, now=NOW), 1, right=True, now=NOW + timedelta(minutes=1))
+    out = StringIO()
+
+    call_command("catch_up", stdout=out)
+
+    assert "Closed 2 expired attempt(s); released 2 answer(s)" in out.getvalue()
+    assert not Attempt.objects.filter(finished_at__isnull=True).exists()
+    assert sorted(ReviewLog.objects.values_list("user__username", flat=True)) == ["alice", "bob"]
+    call_command("catch_up", stdout=out)  # nothing left: running it again changes nothing
+    assert ReviewLog.objects.count() == 2
+
+
+def test_the_pending_answers_have_a_partial_index(db):
+    with connection.cursor() as cursor:
+        constraints = connection.introspection.get_constraints(cursor, AttemptSlot._meta.db_table)
+    assert constraints["slot_pending_release"]["columns"] == ["attempt_id"]
