@@ -37,7 +37,7 @@ from django.db import transaction
 from django.db.models import Prefetch, ProtectedError
 from django.utils import timezone
 
-from .models import Card, Choice, Deck, Question, QuestionSet, SourceDocument, Topic
+from ..models import Card, Choice, Deck, Question, QuestionSet, SourceDocument, Topic
 
 # Digits are matched loosely so that an absurd number is reported, not misread as text.
 QUESTION_LINE = re.compile(r"^Question\s+(\d+)\s*:(.*)$")

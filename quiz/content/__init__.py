@@ -1,0 +1,7 @@
+"""Study content: reading documents into the database and exporting it as JSON.
+
+Everything still lives in `sync`, moved here unchanged from quiz/importer.py; the following
+commits split it by responsibility. Callers import from the package, not its modules.
+"""
+
+from .sync import ContentError, export_content, export_json, import_documents, read_document
