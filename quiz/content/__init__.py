@@ -4,4 +4,5 @@ Everything still lives in `sync`, moved here unchanged from quiz/importer.py; th
 commits split it by responsibility. Callers import from the package, not its modules.
 """
 
-from .sync import ContentError, export_content, export_json, import_documents, read_document
+from .documents import ContentError
+from .sync import export_content, export_json, import_documents, read_document

@@ -38,6 +38,24 @@ from django.db.models import Prefetch, ProtectedError
 from django.utils import timezone
 
 from ..models import Card, Choice, Deck, Question, QuestionSet, SourceDocument, Topic
+from .documents import (
+    CARD_PARTS,
+    MAX_FILE_NAME,
+    MAX_KEY,
+    TOPICS_LINE,
+    TOPICS_PREFIX,
+    UNSTORABLE,
+    ContentError,
+    ParsedCard,
+    ParsedDocument,
+    ParsedQuestion,
+    check_text,
+    check_title,
+    check_topic,
+    shorten,
+    source_file_name,
+    topic_names,
+)
 
 # Digits are matched loosely so that an absurd number is reported, not misread as text.
 QUESTION_LINE = re.compile(r"^Question\s+(\d+)\s*:(.*)$")
@@ -47,69 +65,8 @@ CORRECT_MARKER = "(Correct answer)"
 MARKER_AT_END = re.compile(r"\s*\(\s*correct\s+answer\s*\)$", re.IGNORECASE)
 ANSWER_LINE = re.compile(r"^Correct\s+answer\s*:(.*)$", re.IGNORECASE)
 ANSWER_PREFIX = "Correct answer:"
-TOPICS_LINE = re.compile(r"^topics\s*:(.*)$", re.IGNORECASE)
-TOPICS_PREFIX = "Topics:"
-CARD_PARTS = ("front", "back", "misconception", "correction")
-MAX_TITLE = SourceDocument._meta.get_field("title").max_length
-MAX_FILE_NAME = SourceDocument._meta.get_field("file_name").max_length
-MAX_KEY = Question._meta.get_field("key").max_length
-MAX_TOPIC = Topic._meta.get_field("name").max_length
-# The text columns are unbounded; a stem, choice or card side longer than this is a broken
-# document (a missing blank line glued paragraphs together), not content.
-MAX_TEXT = 10_000
 # An export file nests six levels deep; far deeper is not an export and would exhaust the stack.
 MAX_JSON_DEPTH = 32
-# Characters no database column can hold: NUL (PostgreSQL refuses it) and lone surrogates
-# (not encodable as UTF-8), which JSON can spell as "\u0000" and "\ud800".
-UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
-
-
-class ContentError(Exception):
-    """A document that cannot be imported; `str()` is the `FILE:LINE: message` to show."""
-
-    def __init__(self, file, line, message):
-        super().__init__(message)
-        self.file, self.line, self.message = file, line, message
-
-    def __str__(self):
-        where = self.file if self.line is None else f"{self.file}:{self.line}"
-        return f"{where}: {self.message}"
-
-
-@dataclass
-class ParsedQuestion:
-    key: str
-    stem: str
-    explanation: str
-    choices: list  # of (text, is_correct)
-    line: int
-    topics: list | None = None  # None: the source names no topics, so the row keeps its own
-
-
-@dataclass
-class ParsedCard:
-    key: str
-    front: str
-    back: str
-    misconception: str
-    correction: str
-    line: int
-    topics: list | None = None  # as ParsedQuestion.topics
-
-
-@dataclass
-class ParsedDocument:
-    """One question set or deck, ready to save. `file` is the path as the user gave it."""
-
-    file: str
-    kind: str  # SourceDocument.Kind
-    title: str
-    file_name: str | None  # None: a set from an export file that had no source document
-    checksum: str
-    items: list
-    # A text document's checksum is of its own bytes; a set from an export file only has a
-    # checksum of its JSON entry, which must not overwrite the text checksum while unchanged.
-    checksum_of_source: bool = True
 
 
 @dataclass
@@ -216,28 +173,6 @@ def _refuse_duplicate_identities(documents):
         seen[identity] = document.file
 
 
-def _check_title(title, file, line):
-    if len(title) > MAX_TITLE:
-        raise ContentError(file, line, f"title is longer than {MAX_TITLE} characters")
-    return title
-
-
-def _check_text(text, file, line, what):
-    if len(text) > MAX_TEXT:
-        raise ContentError(file, line, f"{what} is longer than {MAX_TEXT} characters (a missing blank line?)")
-    return text
-
-
-def _file_name(file):
-    """The name a text document is recorded under: its base name, which must fit and be storable."""
-    name = Path(file).name
-    if len(name) > MAX_FILE_NAME:
-        raise ContentError(file, None, f"file name is longer than {MAX_FILE_NAME} characters")
-    if UNSTORABLE.search(name):
-        raise ContentError(file, None, "file name is not valid UTF-8; rename the file")
-    return name
-
-
 # Quiz documents -----------------------------------------------------------------------------
 
 
@@ -258,9 +193,8 @@ def parse_quiz(lines, file, checksum):
             raise ContentError(file, start, f"Question {digits} appears twice (first on line {first_seen[key]})")
         first_seen[key] = start
         questions.append(_parse_question(file, start, key, stem_match.group(2).strip(), body, warnings))
-    document = ParsedDocument(
-        file, SourceDocument.Kind.QUIZ, _check_title(title, file, title_line), _file_name(file), checksum, questions
-    )
+    title = check_title(title, file, title_line)
+    document = ParsedDocument(file, SourceDocument.Kind.QUIZ, title, source_file_name(file), checksum, questions)
     return [document], warnings
 
 
@@ -288,7 +222,7 @@ def _question_blocks(numbered, file, warnings):
 def _parse_question(file, start, key, stem, body, warnings):
     if not stem:
         raise ContentError(file, start, f"question {key} has no text after the colon")
-    _check_text(stem, file, start, f"question {key}")
+    check_text(stem, file, start, f"question {key}")
     choices = list(_leading_choices(body))
     rest = body[len(choices) :]
     if len(choices) < 2:
@@ -320,10 +254,10 @@ def _parse_question(file, start, key, stem, body, warnings):
             f"question {key}: expected one explanation line after '{ANSWER_PREFIX}', found a '{TOPICS_PREFIX}' line "
             "(it goes after the explanation)",
         )
-    _check_text(explanation, file, explanation_line, f"the explanation of {key}")
+    check_text(explanation, file, explanation_line, f"the explanation of {key}")
     trailing, topics = rest[2:], None
     if trailing and (match := TOPICS_LINE.match(trailing[0][1])):
-        topics = _topic_names(match.group(1), file, trailing[0][0])
+        topics = topic_names(match.group(1), file, trailing[0][0])
         trailing = trailing[1:]
     # One explanation line by definition: anything after it (the seed documents end with a
     # stray repeat of the title and the first stem) is reported, never glued onto the text.
@@ -335,22 +269,6 @@ def _parse_question(file, start, key, stem, body, warnings):
     warnings.extend(_ignored(file, number, line, f"after the explanation of {key}") for number, line in trailing)
     parsed_choices = [(text, index == marked) for index, (_, text, _) in enumerate(choices)]
     return ParsedQuestion(key, stem, explanation, parsed_choices, start, topics)
-
-
-def _topic_names(text, file, line):
-    """The names of a `Topics: a, b` line: trimmed, blanks dropped, repeats collapsed, in order."""
-    names = []
-    for name in (part.strip() for part in text.split(",")):
-        _check_topic(name, file, line)
-        if name and name not in names:
-            names.append(name)
-    return names
-
-
-def _check_topic(name, file, line):
-    if len(name) > MAX_TOPIC:
-        raise ContentError(file, line, f"the topic {_short(name)!r} is longer than {MAX_TOPIC} characters")
-    return name
 
 
 def _leading_choices(body):
@@ -384,22 +302,18 @@ def _refuse_duplicate_choices(file, key, choices):
     # choices by their text, so the texts of one question must differ.
     first_seen = {}
     for number, text, _ in choices:
-        _check_text(text, file, number, f"a choice of {key}")
+        check_text(text, file, number, f"a choice of {key}")
         if not text:
             raise ContentError(file, number, f"question {key}: a choice has no text")
         if text in first_seen:
             first = first_seen[text]
-            message = f"question {key}: the choice {_short(text)!r} appears twice (first on line {first})"
+            message = f"question {key}: the choice {shorten(text)!r} appears twice (first on line {first})"
             raise ContentError(file, number, message)
         first_seen[text] = number
 
 
-def _short(text):
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _ignored(file, number, line, where):
-    return f"{file}:{number}: ignored line {where}: {_short(line)!r}"
+    return f"{file}:{number}: ignored line {where}: {shorten(line)!r}"
 
 
 # Flashcard documents ------------------------------------------------------------------------
@@ -431,13 +345,13 @@ def parse_deck(lines, file, checksum):
             "(question, answer, misconception, correction)",
         )
     for number, text in rest:
-        _check_text(text, file, number, "a paragraph")
+        check_text(text, file, number, "a paragraph")
     cards = [
         _parse_card(file, number, rest[start : start + 4])
         for number, start in enumerate(range(0, complete, len(CARD_PARTS)), start=1)
     ]
     return ParsedDocument(
-        file, SourceDocument.Kind.DECK, _check_title(title, file, title_line), _file_name(file), checksum, cards
+        file, SourceDocument.Kind.DECK, check_title(title, file, title_line), source_file_name(file), checksum, cards
     )
 
 
@@ -446,7 +360,7 @@ def _parse_card(file, number, paragraphs):
     topics = None
     first, _, question = front.partition("\n")
     if match := TOPICS_LINE.match(first):
-        topics = _topic_names(match.group(1), file, line)
+        topics = topic_names(match.group(1), file, line)
         front = question.strip()
         if TOPICS_LINE.match(front.partition("\n")[0]):
             raise ContentError(file, line + 1, f"card {number} has a second '{TOPICS_PREFIX}' line")
@@ -559,7 +473,7 @@ def _export_question(file, item):
         raise ContentError(file, item.line, 'exactly one choice must have "correct": true')
     texts = [text for text, _ in parsed]
     if duplicate := next((text for index, text in enumerate(texts) if text in texts[:index]), None):
-        raise ContentError(file, item.line, f"the choice {_short(duplicate)!r} appears twice in one question")
+        raise ContentError(file, item.line, f"the choice {shorten(duplicate)!r} appears twice in one question")
     key = _key(file, item)
     stem, explanation = _text(file, item, "stem"), _text(file, item, "explanation", blank=True)
     return ParsedQuestion(key, stem, explanation, parsed, item.line, _json_topics(file, item))
@@ -586,7 +500,7 @@ def _json_topics(file, item):
         raise ContentError(file, item.line, '"topics" must be a list of non-empty strings')
     names = []
     for name in value:
-        name = _check_topic(name.strip(), file, item.line)
+        name = check_topic(name.strip(), file, item.line)
         if name not in names:
             names.append(name)
     return names
@@ -598,7 +512,7 @@ def _export_document(file, entry, kind, items):
         raise ContentError(file, entry.line, '"source" must be a file name or null')
     if source is not None and len(source) > MAX_FILE_NAME:
         raise ContentError(file, entry.line, f'"source" is longer than {MAX_FILE_NAME} characters')
-    title = _check_title(_text(file, entry, "title"), file, entry.line)
+    title = check_title(_text(file, entry, "title"), file, entry.line)
     canonical = json.dumps(entry, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     checksum = hashlib.sha256(canonical.encode()).hexdigest()
     return ParsedDocument(file, kind, title, source, checksum, items, checksum_of_source=False)
@@ -621,7 +535,7 @@ def _text(file, entry, name, blank=False):
     value = entry.get(name)
     if not isinstance(value, str) or not (blank or value.strip()):
         raise ContentError(file, entry.line, f'"{name}" must be a {"" if blank else "non-empty "}string')
-    return _check_text(value, file, entry.line, f'"{name}"')
+    return check_text(value, file, entry.line, f'"{name}"')
 
 
 def _flag(file, entry, name):
