@@ -5,4 +5,5 @@ commits split it by responsibility. Callers import from the package, not its mod
 """
 
 from .documents import ContentError
-from .sync import export_content, export_json, import_documents, read_document
+from .export import export_content, export_json
+from .sync import import_documents, read_document
