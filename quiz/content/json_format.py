@@ -55,6 +55,7 @@ class _LocatingDecoder(json.JSONDecoder):
 
 
 def parse_export(text, file):
+    """[ParsedDocument, ...], one per set and deck of an export file, or raise ContentError."""
     try:
         data = _LocatingDecoder(text).decode(text)
     except json.JSONDecodeError as error:
