@@ -6,4 +6,5 @@ commits split it by responsibility. Callers import from the package, not its mod
 
 from .documents import ContentError
 from .export import export_content, export_json
-from .sync import import_documents, read_document
+from .reading import parse_document, read_document
+from .sync import import_documents
