@@ -1,40 +1,25 @@
-"""Reading study content from documents into the database, and writing it back out as JSON.
-
-Three document formats, told apart by their content rather than their file name:
-
-* a quiz: a title line, then blocks of `Question N: stem`, `- choice` lines (one ending in
-  `(Correct answer)`, in any letter case), a `Correct answer: ...` line, one explanation
-  line and, optionally, a `Topics: a, b` line. A document is a quiz when a `Question N:`
-  line is followed by a choice line, so a flashcard whose front happens to start with
-  "Question 1:" stays a flashcard;
-* a flashcard deck: a title paragraph, then blank-line separated paragraphs in groups of
-  four (question, answer, misconception, correction); a question paragraph may start with a
-  `Topics: a, b` line;
-* an export file (JSON, see `export_content`), which may hold many sets and decks.
+"""Saving a parsed document into the database: its source document, its set or deck, the
+questions with their choices, the cards and their topics.
 
 Rows are matched by stable keys (`q3` from "Question 3", `c2` for the second card), never by
 their text, so fixing a typo in a source updates the row in place and the attempts that point
 at it survive. Topics are set only on items whose source names them (a `Topics:` line, a
 "topics" key), so topics added in the admin survive re-importing a source that has none.
-Every problem is reported as `FILE:LINE: what is wrong`, the format editors and terminals
-turn into links.
-
-This module neither prints nor exits: the management commands own the user interface.
+A row that other records protect is not deleted: saving stops with a ContentError.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from django.db import transaction
 from django.db.models import Prefetch, ProtectedError
-from django.utils import timezone
 
 from ..models import Card, Choice, Deck, Question, QuestionSet, SourceDocument, Topic
 from .documents import CARD_PARTS, ContentError, ParsedDocument
-from .reading import read_document
 
 
 @dataclass
 class Outcome:
+    """How many rows saving one document created, updated and deleted; summary() is its report line."""
+
     document: ParsedDocument
     created: int = 0
     updated: int = 0
@@ -51,46 +36,6 @@ class Outcome:
         if self.deleted:
             counts += f", {self.deleted} removed"
         return f'{doc.file}: {doc.kind} "{doc.title}": {len(doc.items)} {noun} ({counts})'
-
-
-@dataclass
-class Report:
-    outcomes: list = field(default_factory=list)
-    warnings: list = field(default_factory=list)
-
-
-# Reading files ------------------------------------------------------------------------------
-
-
-def import_documents(paths, *, dry_run=False, now=None):
-    """Parse every file, then save them all in one transaction: one bad file changes nothing."""
-    report = Report()
-    documents = []
-    for path in paths:
-        parsed, warnings = read_document(path)
-        documents.extend(parsed)
-        report.warnings.extend(warnings)
-    _refuse_duplicate_identities(documents)
-    now = now or timezone.now()
-    with transaction.atomic():
-        report.outcomes = [save_document(document, now=now) for document in documents]
-        if dry_run:
-            transaction.set_rollback(True)
-    return report
-
-
-def _refuse_duplicate_identities(documents):
-    # Two documents claiming the same source would silently overwrite each other in one run.
-    seen = {}
-    for document in documents:
-        identity = document.file_name or (document.kind, document.title)
-        if identity in seen:
-            name = document.file_name or f'{document.kind} "{document.title}"'
-            raise ContentError(document.file, None, f"{name} is also imported from {seen[identity]} in this run")
-        seen[identity] = document.file
-
-
-# Saving -------------------------------------------------------------------------------------
 
 
 def save_document(document, *, now):
