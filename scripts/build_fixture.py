@@ -26,7 +26,7 @@ def main():
     django.setup()
     from django.core.management import call_command
 
-    from quiz.importer import export_json, import_documents
+    from quiz.content import export_json, import_documents
 
     call_command("migrate", verbosity=0, interactive=False)
     # Relative paths, so warnings name the files as a person would type them.

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from quiz.importer import export_json
+from quiz.content import export_json
 from quiz.models import Card, Choice, Deck, Question, QuestionSet, SourceDocument, Topic
 from tests.factories import make_deck, make_question_set
 

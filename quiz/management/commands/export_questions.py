@@ -10,7 +10,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from quiz.importer import export_json
+from quiz.content import export_json
 
 
 class Command(BaseCommand):

@@ -9,7 +9,7 @@ source names them (a `Topics:` line, a "topics" list), so tags added in the admi
 
 from django.core.management.base import BaseCommand, CommandError
 
-from quiz.importer import ContentError, import_documents
+from quiz.content import ContentError, import_documents
 
 
 class Command(BaseCommand):

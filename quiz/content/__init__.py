@@ -1,0 +1,30 @@
+"""Study content: reading quiz, flashcard and export documents into the database, and writing
+the database back out as JSON.
+
+Three document formats, told apart by their content rather than their file name:
+
+* a quiz (quiz_format.py): a title line, then blocks of `Question N: stem`, `- choice` lines
+  (one ending in `(Correct answer)`, in any letter case), a `Correct answer: ...` line, one
+  explanation line and, optionally, a `Topics: a, b` line. A document is a quiz when a
+  `Question N:` line is followed by a choice line, so a flashcard whose front happens to
+  start with "Question 1:" stays a flashcard;
+* a flashcard deck (deck_format.py): a title paragraph, then blank-line separated paragraphs
+  in groups of four (question, answer, misconception, correction); a question paragraph may
+  start with a `Topics: a, b` line;
+* an export file (json_format.py): the JSON that export.py writes, which may hold many sets
+  and decks.
+
+reading.py tells the formats apart and parses a document into the dataclasses of
+documents.py without touching the database; sync.py saves a parsed document, matching rows by
+stable keys so that fixing a typo updates a row in place and learners' attempts survive;
+importing.py parses every file first and saves them all in one transaction, so one bad file
+changes nothing. Every problem is reported as `FILE:LINE: what is wrong`, the format editors
+and terminals turn into links. Nothing here prints or exits: the management commands own the
+user interface.
+"""
+
+from .documents import ContentError
+from .export import export_content, export_json
+from .importing import Report, import_documents
+from .reading import parse_document, read_document
+from .sync import Outcome, save_document

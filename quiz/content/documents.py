@@ -1,0 +1,118 @@
+"""What the parsers produce and share: the parsed-document dataclasses, ContentError, the
+limits a document must respect, and the checks that more than one format applies.
+
+Nothing here touches the database: the models are imported only for their column sizes and
+SourceDocument.Kind, so parsed documents can be built and tested without one.
+"""
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..models import Question, SourceDocument, Topic
+
+CARD_PARTS = ("front", "back", "misconception", "correction")
+MAX_TITLE = SourceDocument._meta.get_field("title").max_length
+MAX_FILE_NAME = SourceDocument._meta.get_field("file_name").max_length
+MAX_KEY = Question._meta.get_field("key").max_length
+MAX_TOPIC = Topic._meta.get_field("name").max_length
+# The text columns are unbounded; a stem, choice or card side longer than this is a broken
+# document (a missing blank line glued paragraphs together), not content.
+MAX_TEXT = 10_000
+# Characters no database column can hold: NUL (PostgreSQL refuses it) and lone surrogates
+# (not encodable as UTF-8), which JSON can spell as "\u0000" and "\ud800".
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+# Both text formats tag an item with a `Topics: a, b` line.
+TOPICS_LINE = re.compile(r"^topics\s*:(.*)$", re.IGNORECASE)
+TOPICS_PREFIX = "Topics:"
+
+
+class ContentError(Exception):
+    """A document that cannot be imported; `str()` is the `FILE:LINE: message` to show."""
+
+    def __init__(self, file, line, message):
+        super().__init__(message)
+        self.file, self.line, self.message = file, line, message
+
+    def __str__(self):
+        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        return f"{where}: {self.message}"
+
+
+@dataclass
+class ParsedQuestion:
+    key: str
+    stem: str
+    explanation: str
+    choices: list  # of (text, is_correct)
+    line: int
+    topics: list | None = None  # None: the source names no topics, so the row keeps its own
+
+
+@dataclass
+class ParsedCard:
+    key: str
+    front: str
+    back: str
+    misconception: str
+    correction: str
+    line: int
+    topics: list | None = None  # as ParsedQuestion.topics
+
+
+@dataclass
+class ParsedDocument:
+    """One question set or deck, ready to save. `file` is the path as the user gave it."""
+
+    file: str
+    kind: str  # SourceDocument.Kind
+    title: str
+    file_name: str | None  # None: a set from an export file that had no source document
+    checksum: str
+    items: list
+    # A text document's checksum is of its own bytes; a set from an export file only has a
+    # checksum of its JSON entry, which must not overwrite the text checksum while unchanged.
+    checksum_of_source: bool = True
+
+
+def check_title(title, file, line):
+    if len(title) > MAX_TITLE:
+        raise ContentError(file, line, f"title is longer than {MAX_TITLE} characters")
+    return title
+
+
+def check_text(text, file, line, what):
+    if len(text) > MAX_TEXT:
+        raise ContentError(file, line, f"{what} is longer than {MAX_TEXT} characters (a missing blank line?)")
+    return text
+
+
+def source_file_name(file):
+    """The name a text document is recorded under: its base name, which must fit and be storable."""
+    name = Path(file).name
+    if len(name) > MAX_FILE_NAME:
+        raise ContentError(file, None, f"file name is longer than {MAX_FILE_NAME} characters")
+    if UNSTORABLE.search(name):
+        raise ContentError(file, None, "file name is not valid UTF-8; rename the file")
+    return name
+
+
+def topic_names(text, file, line):
+    """The names of a `Topics: a, b` line: trimmed, blanks dropped, repeats collapsed, in order."""
+    names = []
+    for name in (part.strip() for part in text.split(",")):
+        check_topic(name, file, line)
+        if name and name not in names:
+            names.append(name)
+    return names
+
+
+def check_topic(name, file, line):
+    if len(name) > MAX_TOPIC:
+        raise ContentError(file, line, f"the topic {shorten(name)!r} is longer than {MAX_TOPIC} characters")
+    return name
+
+
+def shorten(text):
+    """The text, cut to fit in a one-line message."""
+    return text if len(text) <= 60 else text[:57] + "..."

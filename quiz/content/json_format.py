@@ -1,0 +1,208 @@
+"""Reading an export file (the JSON that export.py writes) into parsed documents.
+
+One file may hold many sets and decks. JSON is parsed with a decoder that remembers the line
+each object starts on, so every problem is still reported as `FILE:LINE`. Pure: no database.
+"""
+
+import bisect
+import hashlib
+import json
+import json.decoder
+import json.scanner
+import re
+
+from ..models import SourceDocument
+from .documents import (
+    CARD_PARTS,
+    MAX_FILE_NAME,
+    MAX_KEY,
+    UNSTORABLE,
+    ContentError,
+    ParsedCard,
+    ParsedDocument,
+    ParsedQuestion,
+    check_text,
+    check_title,
+    check_topic,
+    shorten,
+)
+
+# An export file nests six levels deep; far deeper is not an export and would exhaust the stack.
+MAX_JSON_DEPTH = 32
+
+
+class _Located(dict):
+    """A JSON object that remembers the line it started on, for error messages."""
+
+    line = 1
+
+
+class _LocatingDecoder(json.JSONDecoder):
+    # The pure-Python scanner lets us wrap object parsing; export files are small enough.
+    def __init__(self, text):
+        # No number is part of the format; a huge one must not hit int()'s digit limit.
+        super().__init__(parse_int=lambda digits: int(digits) if len(digits) <= 1000 else float(digits))
+        self.newlines = [match.start() for match in re.finditer("\n", text)]
+        self.parse_object = self._parse_object
+        self.scan_once = json.scanner.py_make_scanner(self)
+
+    def _parse_object(self, s_and_end, *args, **kwargs):
+        _, start = s_and_end
+        value, end = json.decoder.JSONObject(s_and_end, *args, **kwargs)
+        located = _Located(value)
+        located.line = bisect.bisect_left(self.newlines, start) + 1
+        return located, end
+
+
+def parse_export(text, file):
+    """[ParsedDocument, ...], one per set and deck of an export file, or raise ContentError."""
+    try:
+        data = _LocatingDecoder(text).decode(text)
+    except json.JSONDecodeError as error:
+        raise ContentError(file, error.lineno, f"invalid JSON: {error.msg} (column {error.colno})") from error
+    except RecursionError as error:
+        message = f"JSON is nested more than {MAX_JSON_DEPTH} levels deep"
+        raise ContentError(file, _too_deep_at(text), message) from error
+    _check_json_values(file, data)
+    if not isinstance(data, dict) or not ({"question_sets", "decks"} & data.keys()):
+        raise ContentError(file, 1, "expected an object with 'question_sets' and/or 'decks'")
+    sets = [_parse_set(file, entry) for entry in _list(file, data, "question_sets", required=False)]
+    decks = [_parse_deck(file, entry) for entry in _list(file, data, "decks", required=False)]
+    return sets + decks
+
+
+def _too_deep_at(text):
+    """The line where brackets (outside strings) first nest deeper than MAX_JSON_DEPTH."""
+    depth = 0
+    for token in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', text):
+        if token.group() in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                return text.count("\n", 0, token.start()) + 1
+        elif token.group() in "]}":
+            depth -= 1
+    return 1
+
+
+def _check_json_values(file, data):
+    """Refuse nesting deeper than any export and strings no database can store, by line.
+
+    Done once over the whole document (without recursion) before anything reads it, so the
+    checksum's json.dumps and the database never see such values.
+    """
+    stack = [(data, 1, 1)]
+    while stack:
+        value, depth, line = stack.pop()
+        line = getattr(value, "line", line)
+        if depth > MAX_JSON_DEPTH:
+            raise ContentError(file, line, f"JSON is nested more than {MAX_JSON_DEPTH} levels deep")
+        if isinstance(value, dict):
+            stack.extend((item, depth + 1, line) for pair in value.items() for item in pair)
+        elif isinstance(value, list):
+            stack.extend((item, depth + 1, line) for item in value)
+        elif isinstance(value, str) and (bad := UNSTORABLE.search(value)):
+            what = "a NUL character" if bad.group() == "\x00" else "an unpaired surrogate (\\ud800-\\udfff)"
+            raise ContentError(file, line, f"a string contains {what}, which cannot be stored")
+
+
+def _parse_set(file, entry):
+    entry = _object(file, entry, data_line=1)
+    questions = [_parse_question(file, item) for item in _list(file, entry, "questions")]
+    _unique_keys(file, entry, questions)
+    return _parsed_document(file, entry, SourceDocument.Kind.QUIZ, questions)
+
+
+def _parse_question(file, item):
+    item = _object(file, item)
+    choices = [_object(file, choice) for choice in _list(file, item, "choices")]
+    parsed = [(_text(file, choice, "text"), _flag(file, choice, "correct")) for choice in choices]
+    if len(parsed) < 2:
+        raise ContentError(file, item.line, "a question needs at least 2 choices")
+    if sum(correct for _, correct in parsed) != 1:
+        raise ContentError(file, item.line, 'exactly one choice must have "correct": true')
+    texts = [text for text, _ in parsed]
+    if duplicate := next((text for index, text in enumerate(texts) if text in texts[:index]), None):
+        raise ContentError(file, item.line, f"the choice {shorten(duplicate)!r} appears twice in one question")
+    key = _key(file, item)
+    stem, explanation = _text(file, item, "stem"), _text(file, item, "explanation", blank=True)
+    return ParsedQuestion(key, stem, explanation, parsed, item.line, _json_topics(file, item))
+
+
+def _parse_deck(file, entry):
+    entry = _object(file, entry, data_line=1)
+    cards = [_parse_card(file, _object(file, item)) for item in _list(file, entry, "cards")]
+    _unique_keys(file, entry, cards)
+    return _parsed_document(file, entry, SourceDocument.Kind.DECK, cards)
+
+
+def _parse_card(file, item):
+    texts = [_text(file, item, name, blank=name in ("misconception", "correction")) for name in CARD_PARTS]
+    return ParsedCard(_key(file, item), *texts, line=item.line, topics=_json_topics(file, item))
+
+
+def _json_topics(file, item):
+    """The "topics" list, or None when the key is absent (the row then keeps its topics)."""
+    if "topics" not in item:
+        return None
+    value = item["topics"]
+    if not isinstance(value, list) or not all(isinstance(name, str) and name.strip() for name in value):
+        raise ContentError(file, item.line, '"topics" must be a list of non-empty strings')
+    names = []
+    for name in value:
+        name = check_topic(name.strip(), file, item.line)
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def _parsed_document(file, entry, kind, items):
+    source = entry.get("source")
+    if source is not None and (not isinstance(source, str) or not source.strip()):
+        raise ContentError(file, entry.line, '"source" must be a file name or null')
+    if source is not None and len(source) > MAX_FILE_NAME:
+        raise ContentError(file, entry.line, f'"source" is longer than {MAX_FILE_NAME} characters')
+    title = check_title(_text(file, entry, "title"), file, entry.line)
+    canonical = json.dumps(entry, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    checksum = hashlib.sha256(canonical.encode()).hexdigest()
+    return ParsedDocument(file, kind, title, source, checksum, items, checksum_of_source=False)
+
+
+def _object(file, value, data_line=None):
+    if not isinstance(value, _Located):
+        raise ContentError(file, data_line or 1, f"expected a JSON object, found {json.dumps(value)[:40]}")
+    return value
+
+
+def _list(file, entry, name, required=True):
+    value = entry.get(name, None if required else [])
+    if not isinstance(value, list):
+        raise ContentError(file, entry.line, f'"{name}" must be a list')
+    return value
+
+
+def _text(file, entry, name, blank=False):
+    value = entry.get(name)
+    if not isinstance(value, str) or not (blank or value.strip()):
+        raise ContentError(file, entry.line, f'"{name}" must be a {"" if blank else "non-empty "}string')
+    return check_text(value, file, entry.line, f'"{name}"')
+
+
+def _flag(file, entry, name):
+    if not isinstance(entry.get(name), bool):
+        raise ContentError(file, entry.line, f'"{name}" must be true or false')
+    return entry[name]
+
+
+def _key(file, entry):
+    key = _text(file, entry, "key")
+    if len(key) > MAX_KEY:
+        raise ContentError(file, entry.line, f'"key" is longer than {MAX_KEY} characters')
+    return key
+
+
+def _unique_keys(file, entry, items):
+    seen = set()
+    for item in items:
+        if item.key in seen:
+            raise ContentError(file, item.line, f'key "{item.key}" appears twice in one set or deck')
+        seen.add(item.key)
