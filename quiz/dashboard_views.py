@@ -1,7 +1,8 @@
 """The home page: for a signed-in learner, their dashboard; for a visitor, the public list.
 
-The numbers come from `quiz.stats` (two queries whatever the history size); this module only
-turns them into what the template draws: bars, SVG chart geometry and their table alternatives.
+The numbers come from `quiz.progress` (a fixed number of queries whatever the history size);
+this module only turns them into what the template draws: bars, SVG chart geometry and their
+table alternatives.
 """
 
 from datetime import datetime, time, timedelta
@@ -13,8 +14,16 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
-from . import assignments, grading, stats
+from . import assignments, grading
 from .models import Attempt, Deck, Question, QuestionSet, Topic, User
+from .progress import mastery
+from .progress.activity import (
+    HEATMAP_WEEKS,
+    Day,
+    daily_activity,
+    first_heatmap_day,
+    streak,
+)
 
 CHART_WIDTH, CHART_HEIGHT = 600, 140
 CELL = 11  # heatmap cell size with its gap
@@ -34,8 +43,8 @@ def dashboard_context(user, sets, decks, now):
     sets, decks = list(sets), list(decks)
     today = now.astimezone(user.zone).date()
     exam_moment = _exam_moment(user, now)
-    summary = stats.memory_summary(user=user, now=now, exam_moment=exam_moment, target=user.target_retention)
-    activity = stats.daily_activity(user=user, now=now)
+    summary = mastery.memory_summary(user=user, now=now, exam_moment=exam_moment, target=user.target_retention)
+    activity = daily_activity(user=user, now=now)
     new_today = activity[today].new_cards if today in activity else 0
     context = {
         "question_sets": sets,
@@ -47,7 +56,7 @@ def dashboard_context(user, sets, decks, now):
         "mistake_count": summary.mistakes,
         "new_cards": sum(deck.new_count for deck in decks),
         "new_today_left": max(user.new_cards_per_day - new_today, 0),
-        "streak": stats.streak(activity, today),
+        "streak": streak(activity, today),
         "my_assignments": assignments.learner_assignments(user=user, now=now),
         "study_now": _study_now(summary, sets, decks),
         "mastery_groups": [
@@ -79,7 +88,7 @@ def _exam_outlook(user, summary, today):
         "days_left": (user.exam_date - today).days,
         "groups": sorted(groups, key=lambda m: m.exam_recall),
         "at_risk": at_risk,
-        "per_day": stats.reviews_per_day_needed(at_risk, today, user.exam_date),
+        "per_day": mastery.reviews_per_day_needed(at_risk, today, user.exam_date),
     }
 
 
@@ -102,9 +111,9 @@ def _study_now(summary, sets, decks):
 
 # --- Charts: geometry for server-rendered SVG, with the same numbers as a table --------------------
 
-def _accuracy_chart(activity, today, days=stats.RECENT_DAYS):
+def _accuracy_chart(activity, today, days=mastery.RECENT_DAYS):
     dates = [today - timedelta(days=offset) for offset in range(days - 1, -1, -1)]
-    rows = [activity.get(day) or stats.Day(day) for day in dates]
+    rows = [activity.get(day) or Day(day) for day in dates]
     peak = max((row.answers for row in rows), default=0) or 1
     width = CHART_WIDTH / days
     bars = []
@@ -132,7 +141,7 @@ def _accuracy_chart(activity, today, days=stats.RECENT_DAYS):
     }
 
 
-def _forecast_chart(summary, today, days=stats.FORECAST_DAYS):
+def _forecast_chart(summary, today, days=mastery.FORECAST_DAYS):
     counts = [summary.forecast.get(today + timedelta(days=offset), 0) for offset in range(days)]
     counts[0] += summary.due_now
     peak = max(counts) or 1
@@ -153,7 +162,7 @@ def _forecast_chart(summary, today, days=stats.FORECAST_DAYS):
 
 
 def _heatmap(activity, user, now, today):
-    first = stats.first_heatmap_day(user, now)
+    first = first_heatmap_day(user, now)
     peak = max((day.activity for day in activity.values()), default=0)
     cells, months = [], {}
     for offset in range((today - first).days + 1):
@@ -173,7 +182,7 @@ def _heatmap(activity, user, now, today):
     in_range = [day for day in activity.values() if day.date >= first]
     return {
         "cells": cells,
-        "width": stats.HEATMAP_WEEKS * CELL,
+        "width": HEATMAP_WEEKS * CELL,
         "height": 7 * CELL,
         "total": sum(day.activity for day in in_range),
         "active_days": len(in_range),

@@ -6,8 +6,10 @@ from unittest import mock
 import pytest
 from django.urls import reverse
 
-from quiz import dashboard_views, scheduling, stats
+from quiz import dashboard_views, scheduling
 from quiz.models import Attempt, MemoryState, ReviewLog
+from quiz.progress.activity import daily_activity, streak
+from quiz.progress.mastery import memory_summary
 from tests.factories import (
     make_deck,
     make_question_set,
@@ -47,21 +49,21 @@ def test_the_streak_counts_days_in_the_learners_time_zone(new_yorker):
     rate_item(new_yorker, cards[1], 3, datetime(2025, 1, 14, 4, 0, tzinfo=UTC))  # 13 Jan, 23:00 local
     rate_item(new_yorker, cards[2], 3, datetime(2025, 1, 12, 23, 30, tzinfo=UTC))  # 12 Jan, 18:30 local
 
-    activity = stats.daily_activity(user=new_yorker, now=NOW)
+    activity = daily_activity(user=new_yorker, now=NOW)
     today = NOW.astimezone(new_yorker.zone).date()
 
     # In UTC the days would be the 15th, 14th and 12th: a streak of 2. Locally it is 3.
     assert sorted(activity) == [datetime(2025, 1, d).date() for d in (12, 13, 14)]
-    assert stats.streak(activity, today) == 3
+    assert streak(activity, today) == 3
 
 
 def test_a_streak_survives_until_the_end_of_today_and_then_breaks(new_yorker):
     card = make_deck(cards=1).cards.get()
     rate_item(new_yorker, card, 3, datetime(2025, 1, 14, 4, 0, tzinfo=UTC))  # 13 Jan local: yesterday
-    activity = stats.daily_activity(user=new_yorker, now=NOW)
+    activity = daily_activity(user=new_yorker, now=NOW)
 
-    assert stats.streak(activity, datetime(2025, 1, 14).date()) == 1
-    assert stats.streak(activity, datetime(2025, 1, 15).date()) == 0
+    assert streak(activity, datetime(2025, 1, 14).date()) == 1
+    assert streak(activity, datetime(2025, 1, 15).date()) == 0
 
 
 def test_accuracy_and_recall_by_set_deck_and_topic(learner):
@@ -78,7 +80,7 @@ def test_accuracy_and_recall_by_set_deck_and_topic(learner):
     rate_item(learner, q2, 3, NOW - 4 * day)
     rate_item(learner, card, 3, NOW - 2 * day)
 
-    summary = stats.memory_summary(user=learner, now=NOW)
+    summary = memory_summary(user=learner, now=NOW)
 
     [networking] = summary.sets
     assert (networking.answers, networking.correct) == (4, 3)
@@ -93,7 +95,7 @@ def test_answers_older_than_thirty_days_leave_accuracy_but_not_recall(learner):
     question = make_question_set(questions=1).questions.get()
     rate_item(learner, question, 1, NOW - timedelta(days=31))
 
-    [mastery] = stats.memory_summary(user=learner, now=NOW).sets
+    [mastery] = memory_summary(user=learner, now=NOW).sets
 
     assert mastery.answers == 0 and mastery.accuracy is None
     assert mastery.items == 1 and 0 < mastery.recall < 1
@@ -105,7 +107,7 @@ def test_weakest_comes_first(learner):
     rate_item(learner, strong, 4, NOW - timedelta(days=1))
     rate_item(learner, weak, 1, NOW - timedelta(days=1))
 
-    assert [m.name for m in stats.memory_summary(user=learner, now=NOW).decks] == ["Weak", "Strong"]
+    assert [m.name for m in memory_summary(user=learner, now=NOW).decks] == ["Weak", "Strong"]
 
 
 def test_the_forecast_counts_due_items_per_local_day(new_yorker, clock):
@@ -114,7 +116,7 @@ def test_the_forecast_counts_due_items_per_local_day(new_yorker, clock):
     for card, due in zip(cards, [NOW - timedelta(hours=1), NOW + timedelta(hours=1), NOW + timedelta(days=3), NOW + timedelta(days=12)]):
         MemoryState.objects.create(user=new_yorker, kind=Kind.CARD, card=card, due=due, phase=2, stability=5, last_review=NOW - timedelta(days=5))
 
-    summary = stats.memory_summary(user=new_yorker, now=NOW)
+    summary = memory_summary(user=new_yorker, now=NOW)
     chart = dashboard_views._forecast_chart(summary, NOW.astimezone(new_yorker.zone).date())
 
     assert summary.due_now == 1
@@ -162,7 +164,7 @@ def test_a_learner_never_sees_another_learners_numbers(client, learner, other_le
     assert "Nothing studied here yet." in html
     assert "No question missed more than once lately." in html
     assert 'data-count="1"' not in html and 'data-count="2"' not in html
-    assert stats.memory_summary(user=learner, now=NOW).sets == []
+    assert memory_summary(user=learner, now=NOW).sets == []
 
 
 def test_most_missed_questions_and_believed_myths_link_to_retake_and_drill(client, learner, clock):
@@ -177,7 +179,7 @@ def test_most_missed_questions_and_believed_myths_link_to_retake_and_drill(clien
     rate_item(learner, q2, 3, NOW - timedelta(days=1))
     scheduling.rate(user=learner, kind=Kind.MYTH, item=card, rating=1, source=ReviewLog.Source.DRILL, now=NOW)
 
-    summary = stats.memory_summary(user=learner, now=NOW)
+    summary = memory_summary(user=learner, now=NOW)
     html = dashboard(client, learner).content.decode()
 
     assert [(p.key, p.answers, p.wrong) for p in summary.missed] == [(q1.pk, 2, 2), (q2.pk, 3, 1)]
@@ -196,7 +198,7 @@ def test_a_myth_believed_while_still_learning_it_is_listed_with_each_time_counte
             now=NOW - timedelta(minutes=minutes),
         )
 
-    summary = stats.memory_summary(user=learner, now=NOW)
+    summary = memory_summary(user=learner, now=NOW)
     html = dashboard(client, learner).content.decode()
 
     assert [(p.key, p.wrong, p.believed_now) for p in summary.myths] == [(card.pk, 3, False)]
@@ -288,9 +290,9 @@ def test_answers_still_hidden_count_as_study_but_tell_nothing_else(learner):
     for slot in attempt.slots.all():
         answer_at(attempt, slot, right=False, at=NOW - timedelta(hours=2))
 
-    summary = stats.memory_summary(user=learner, now=NOW)
+    summary = memory_summary(user=learner, now=NOW)
 
-    (day,) = stats.daily_activity(user=learner, now=NOW).values()
+    (day,) = daily_activity(user=learner, now=NOW).values()
     assert (day.held, day.reviews, day.correct, day.activity) == (2, 0, 0, 2)
     assert (summary.sets, summary.missed, summary.mistakes) == ([], [], 0)
 
@@ -346,6 +348,6 @@ def test_days_follow_daylight_saving_time(new_yorker):
     rate_item(new_yorker, card, 3, datetime(2024, 7, 1, 3, 30, tzinfo=UTC))  # 23:30 EDT (UTC-4) on 30 June
     rate_item(new_yorker, card, 3, datetime(2024, 12, 1, 4, 30, tzinfo=UTC))  # 23:30 EST (UTC-5) on 30 November
 
-    assert sorted(stats.daily_activity(user=new_yorker, now=NOW)) == [
+    assert sorted(daily_activity(user=new_yorker, now=NOW)) == [
         datetime(2024, 6, 30).date(), datetime(2024, 11, 30).date()
     ]

@@ -1,29 +1,21 @@
-"""The learner's dashboard numbers, aggregated by the database.
+"""What the learner knows, aggregated by the database from their memory states.
 
-Two queries, whatever the size of the learner's history:
-
-* `memory_rollup`: one UNION ALL over the learner's memory states (one row per studied item,
-  so bounded by the size of the content, never by the number of answers). It yields mastery
-  per question set, deck and topic (accuracy of recent answers, average predicted recall now
-  and on exam day, items at risk on exam day), the due forecast, the count of mistakes, the
-  most-missed questions and the most-believed myths;
-* `daily_activity`: the learner's reviews of the last year grouped by day in their time
-  zone (at most 371 rows), from which the streak, the heatmap and accuracy over time come.
+One UNION ALL over the learner's memory states (one row per studied item, so bounded by the
+size of the content, never by the number of answers). It yields mastery per question set,
+deck and topic (accuracy of recent answers, average predicted recall now and on exam day,
+items at risk on exam day), the due forecast, the count of mistakes, the most-missed
+questions and the most-believed myths.
 
 Predicted recall is FSRS's forgetting curve, R = (1 + FACTOR * t / S) ** DECAY, with t the
 days since the last review and S the stability, computed in SQL with the scheduler's own
 parameters, so the dashboard and the study pages agree.
-
-Every quiz answer also writes a Review (source "quiz"), except in an attempt whose answers are
-held back (`grading.submit_answer`): so every Review's rating may be shown, and the dashboard
-cannot tell the learner early whether such an answer was right.
 
 Keyword-only functions with an explicit `now`, so tests run on a fixed clock.
 """
 
 import math
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from datetime import datetime, timedelta
 
 from django.db.models import (
     Case,
@@ -41,11 +33,10 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.functions import Cast, Coalesce, Floor, TruncDate
+from django.db.models.functions import Cast, Coalesce, TruncDate
 
-from . import scheduling
-from .models import AttemptSlot, MemoryState, ReviewLog, count_of
-from .sql import UnixDays
+from .. import scheduling
+from ..models import MemoryState, ReviewLog, count_of
 
 Kind = MemoryState.Kind
 
@@ -54,7 +45,6 @@ DUE_KINDS = (Kind.CARD, Kind.QUESTION)
 RECENT_DAYS = 30  # accuracy of "recent answers"
 MISSED_DAYS = 90  # window for the most-missed questions
 FORECAST_DAYS = 30
-HEATMAP_WEEKS = 53
 TOP = 5  # most-missed questions and most-believed myths shown
 
 
@@ -297,115 +287,6 @@ def _summarise(rows, user, now):
 def _weakest_first(mastery):
     score = mastery.score
     return (score is None, score if score is not None else 0, mastery.name, mastery.key)
-
-
-# --- Activity by day: one query over the review log ---------------------------------------------------
-
-@dataclass
-class Day:
-    date: object
-    reviews: int = 0  # everything rated that day: cards, questions, drill statements
-    correct: int = 0  # of which not "Again"
-    new_cards: int = 0
-    held: int = 0  # quiz answers whose feedback is not out yet: study done, right or wrong unknown
-
-    @property
-    def activity(self):
-        return self.reviews + self.held
-
-    @property
-    def answers(self):
-        return self.reviews
-
-    @property
-    def accuracy(self):
-        return self.correct / self.reviews if self.reviews else None
-
-
-def first_heatmap_day(user, now):
-    """The Monday that starts the heatmap's first week (53 weeks ending with this one)."""
-    today = now.astimezone(user.zone).date()
-    return today - timedelta(days=today.weekday() + 7 * (HEATMAP_WEEKS - 1))
-
-
-def daily_activity(*, user, now):
-    """{date: Day} for every day with a review since the heatmap's first day (learner's time zone)."""
-    first = first_heatmap_day(user, now)
-    start = datetime.combine(first, time.min, tzinfo=user.zone)
-    rows = (
-        ReviewLog.objects.filter(user=user, reviewed_at__gte=start)
-        .order_by()
-        .values(day=local_day_number("reviewed_at", user.zone, start, now))
-        .annotate(
-            reviews=Count("pk"),
-            correct=Count("pk", filter=Q(rating__gt=ReviewLog.Rating.AGAIN)),
-            new_cards=Count("pk", filter=Q(was_new=True, memory__kind=Kind.CARD)),
-        )
-    )
-    days = {}
-    for row in rows:
-        day = EPOCH + timedelta(days=int(row["day"]))
-        days[day] = Day(day, row["reviews"], row["correct"], row["new_cards"])
-    # Answers not yet scheduled have no review row (their feedback is held back): they still
-    # count as studying that day, for the streak and the heatmap.
-    held = (
-        AttemptSlot.objects.filter(attempt__user=user, answered_at__gte=start, scheduled_at__isnull=True)
-        .order_by()
-        .values(day=local_day_number("answered_at", user.zone, start, now))
-        .annotate(n=Count("pk"))
-    )
-    for row in held:
-        day = EPOCH + timedelta(days=int(row["day"]))
-        days.setdefault(day, Day(day)).held = row["n"]
-    return days
-
-
-EPOCH = date(1970, 1, 1)
-
-
-def local_day_number(name, zone, start, end):
-    """The local calendar day of a timestamp column as days since 1970-01-01, in plain arithmetic.
-
-    Django's time-zone conversion runs a Python function per row on SQLite (a third of a
-    second for 50,000 reviews); the zone's UTC offsets between `start` and `end` are few (one
-    or two daylight-saving changes a year), so they become a CASE the database adds itself."""
-    periods = _offset_periods(zone, start, end)
-    offset = Case(
-        *(When(**{f"{name}__lt": until}, then=Value(days)) for until, days in periods[:-1]),
-        default=Value(periods[-1][1]),
-        output_field=FloatField(),
-    )
-    return Floor(UnixDays(F(name)) + offset)
-
-
-def _offset_periods(zone, start, end):
-    """[(until, offset in days), ...]: the zone's UTC offset over [start, end], the last open-ended."""
-    def offset(moment):
-        return moment.astimezone(zone).utcoffset().total_seconds() / 86400
-
-    periods, moment, current = [], start, offset(start)
-    while moment < end:
-        following = min(moment + timedelta(days=1), end + timedelta(seconds=1))
-        if offset(following) != current:
-            low, high = moment, following  # the change happens in (low, high]: find the second
-            while high - low > timedelta(seconds=1):
-                middle = low + (high - low) / 2
-                low, high = (middle, high) if offset(middle) == current else (low, middle)
-            periods.append((high, current))
-            current = offset(high)
-        moment = following
-    periods.append((None, current))
-    return periods
-
-
-def streak(activity, today):
-    """Days in a row with at least one review or answer, ending today or (not yet studied today) yesterday."""
-    day = today if today in activity else today - timedelta(days=1)
-    count = 0
-    while day in activity:
-        count += 1
-        day -= timedelta(days=1)
-    return count
 
 
 def reviews_per_day_needed(at_risk, today, exam_date):
