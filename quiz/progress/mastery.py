@@ -40,21 +40,10 @@ from ..models import MemoryState, ReviewLog, count_of
 
 Kind = MemoryState.Kind
 
-# Flashcards and quiz questions: what "Review due" studies, so what "due" means on the dashboard.
-DUE_KINDS = (Kind.CARD, Kind.QUESTION)
 RECENT_DAYS = 30  # accuracy of "recent answers"
 MISSED_DAYS = 90  # window for the most-missed questions
 FORECAST_DAYS = 30
 TOP = 5  # most-missed questions and most-believed myths shown
-
-
-
-def recall_at(moment):
-    """FSRS retrievability of a memory row at `moment`, as a SQL expression (NULL if never reviewed).
-
-    The one implementation in scheduling: whole days elapsed, as fsrs counts them, and never
-    fewer than zero (a review stamped at `moment` itself must not round to minus one day)."""
-    return scheduling.recall_expression(moment)
 
 
 # --- Mastery, forecast and problem items: one query over the memory table ---------------------------
@@ -161,10 +150,10 @@ def _mastery_numbers(user, now, exam_moment, target):
         "items": Count("pk", filter=studied),
         "answers": Sum(count_of(recent)),
         "correct": Sum(count_of(recent.filter(rating__gt=ReviewLog.Rating.AGAIN))),
-        "recall_sum": Coalesce(Sum(recall_at(now), filter=studied), 0.0),
+        "recall_sum": Coalesce(Sum(scheduling.recall_expression(now), filter=studied), 0.0),
     }
     if exam_moment is not None:
-        exam_recall = recall_at(exam_moment)
+        exam_recall = scheduling.recall_expression(exam_moment)
         numbers["exam_sum"] = Coalesce(Sum(exam_recall, filter=studied), 0.0)
         numbers["at_risk"] = Sum(
             Case(When(studied, then=_LessThan(exam_recall, Value(target))), default=Value(0), output_field=IntegerField())
@@ -217,7 +206,7 @@ def _forecast_part(mine, user, now):
         default=Cast(TruncDate("due", tzinfo=user.zone), CharField()),
         output_field=CharField(),
     )
-    due = mine.filter(kind__in=DUE_KINDS, due__lt=end)
+    due = mine.filter(kind__in=MemoryState.REVIEW_KINDS, due__lt=end)
     return _part(due, "due", Value(0), day, Value(0), items=Count("pk"))
 
 
