@@ -1,52 +1,44 @@
-"""What the learner knows, aggregated by the database from their memory states.
+"""What the learner knows, computed by the database from their memory states.
 
-One UNION ALL over the learner's memory states (one row per studied item, so bounded by the
-size of the content, never by the number of answers). It yields mastery per question set,
-deck and topic (accuracy of recent answers, average predicted recall now and on exam day,
-items at risk on exam day), the due forecast, the count of mistakes, the most-missed
-questions and the most-believed myths.
+`memory_summary` runs seven queries whatever the size of the learner's history. Each reads
+the learner's memory states (one row per studied item, reached through the indexes that
+start with the user), so each is bounded by the size of the content, never by the number
+of answers; the answers themselves are counted per item through the review log's
+(memory, reviewed_at) index:
 
-Predicted recall is FSRS's forgetting curve, R = (1 + FACTOR * t / S) ** DECAY, with t the
-days since the last review and S the stability, computed in SQL with the scheduler's own
-parameters, so the dashboard and the study pages agree.
+* mastery per question set, per deck and per topic, one grouped query each: accuracy of
+  recent answers, average predicted recall now and on exam day, items at risk on exam day;
+* the mistakes: questions last answered wrong, as "Retake my mistakes" picks them;
+* the most-missed questions, and the most-believed myths;
+* the due forecast: items due now, and items falling due on each of the next days.
+
+Predicted recall is FSRS's forgetting curve, computed in SQL by
+`scheduling.recall_expression` with the scheduler's own parameters, so the dashboard and
+the study pages agree. The exam outlook (`reviews_per_day_needed`) lives here too, as it
+reads nothing but these numbers.
 
 Keyword-only functions with an explicit `now`, so tests run on a fixed clock.
 """
 
 import math
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 
-from django.db.models import (
-    Case,
-    CharField,
-    Count,
-    F,
-    FloatField,
-    Func,
-    IntegerField,
-    Max,
-    Min,
-    OuterRef,
-    Q,
-    Sum,
-    Value,
-    When,
-)
-from django.db.models.functions import Cast, Coalesce, TruncDate
+from django.db.models import Count, F, Min, OuterRef, Q, Sum
+from django.db.models.functions import Coalesce, TruncDate
+from django.db.models.lookups import LessThan
 
 from .. import scheduling
 from ..models import MemoryState, ReviewLog, count_of
 
 Kind = MemoryState.Kind
+AGAIN = ReviewLog.Rating.AGAIN
 
 RECENT_DAYS = 30  # accuracy of "recent answers"
 MISSED_DAYS = 90  # window for the most-missed questions
 FORECAST_DAYS = 30
 TOP = 5  # most-missed questions and most-believed myths shown
 
-
-# --- Mastery, forecast and problem items: one query over the memory table ---------------------------
 
 @dataclass
 class Mastery:
@@ -81,12 +73,6 @@ class Mastery:
         """What "weakest first" sorts by: predicted recall, or accuracy before any recall exists."""
         return self.recall if self.recall is not None else self.accuracy
 
-    def merge(self, other):
-        for name in ("items", "answers", "correct", "recall_sum", "exam_sum", "at_risk"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.has_questions = self.has_questions or other.has_questions
-        self.deck_id = self.deck_id or other.deck_id
-
 
 @dataclass
 class Problem:
@@ -116,167 +102,175 @@ class MemorySummary:
     myths: list = field(default_factory=list)
 
 
-# The columns every part of the union selects, in this order.
-COLUMNS = ("dim", "key", "name", "parent", "items", "answers", "correct", "recall_sum", "exam_sum", "at_risk")
-
-
-def _part(memories, dim, key, name, parent, **numbers):
-    """One SELECT of the union: the same columns, in the same order, with the same types."""
-    defaults = {
-        "items": Value(0),
-        "answers": Value(0),
-        "correct": Value(0),
-        "recall_sum": Value(0.0),
-        "exam_sum": Value(0.0),
-        "at_risk": Value(0),
-    }
-    defaults.update(numbers)
-    grouped = memories.order_by().values(
-        dim=Value(dim, output_field=CharField()),
-        key=Cast(key, IntegerField()),
-        name=Cast(name, CharField()),
+def memory_summary(*, user, now, exam_moment=None, target=0.9):
+    """Everything the dashboard reads from the memory table (see the module doc for the queries)."""
+    mine = MemoryState.objects.for_user(user)
+    numbers = _mastery_numbers(now, exam_moment, target)
+    summary = MemorySummary(
+        sets=_set_mastery(mine, numbers),
+        decks=_deck_mastery(mine, numbers),
+        topics=_topic_mastery(mine, numbers),
+        mistakes=mine.last_answered_wrong().count(),
+        missed=_most_missed(mine, now),
+        myths=_most_believed_myths(mine),
     )
-    return grouped.annotate(
-        parent=Cast(parent, IntegerField()),
-        **{name: Cast(value, FloatField()) for name, value in defaults.items()},
-    ).values_list(*COLUMNS)
+    summary.due_now, summary.forecast = _due_forecast(mine, user, now)
+    return summary
 
 
-def _mastery_numbers(user, now, exam_moment, target):
-    since = now - timedelta(days=RECENT_DAYS)
-    recent = ReviewLog.objects.filter(memory=OuterRef("pk"), reviewed_at__gte=since)
+# --- Mastery per set, deck and topic ---------------------------------------------------------------
+
+def _mastery_numbers(now, exam_moment, target):
+    """The aggregates of a group of memory states, named as Mastery's fields."""
+    recent = ReviewLog.objects.filter(memory=OuterRef("pk"), reviewed_at__gte=now - timedelta(days=RECENT_DAYS))
+    # A row without a stability has no recall estimate yet; its answers still count.
     studied = Q(last_review__isnull=False, stability__gt=0)
     numbers = {
         "items": Count("pk", filter=studied),
+        # Answers are counted per item in a subquery: joining the log would repeat each item
+        # once per answer and inflate the recall sums.
         "answers": Sum(count_of(recent)),
-        "correct": Sum(count_of(recent.filter(rating__gt=ReviewLog.Rating.AGAIN))),
+        "correct": Sum(count_of(recent.filter(rating__gt=AGAIN))),
         "recall_sum": Coalesce(Sum(scheduling.recall_expression(now), filter=studied), 0.0),
     }
     if exam_moment is not None:
         exam_recall = scheduling.recall_expression(exam_moment)
         numbers["exam_sum"] = Coalesce(Sum(exam_recall, filter=studied), 0.0)
-        numbers["at_risk"] = Sum(
-            Case(When(studied, then=_LessThan(exam_recall, Value(target))), default=Value(0), output_field=IntegerField())
-        )
+        numbers["at_risk"] = Count("pk", filter=studied & LessThan(exam_recall, target))
     return numbers
 
 
-class _LessThan(Func):
-    """`a < b` as a 0/1 integer, portable between SQLite and PostgreSQL."""
-
-    output_field = IntegerField()
-    template = "(CASE WHEN %(expressions)s THEN 1 ELSE 0 END)"
-    arg_joiner = " < "
+NUMBERS = ("items", "answers", "correct", "recall_sum", "exam_sum", "at_risk")
 
 
-def memory_summary(*, user, now, exam_moment=None, target=0.9):
-    """Everything the dashboard reads from the memory table, in one query (see the module doc)."""
-    mine = MemoryState.objects.filter(user=user)
-    numbers = _mastery_numbers(user, now, exam_moment, target)
-    questions = mine.filter(kind=Kind.QUESTION)
-    cards = mine.filter(kind__in=MemoryState.CARD_KINDS)
-    parts = [
-        _part(questions, "set", F("question__question_set_id"), F("question__question_set__title"), Value(0), **numbers),
-        _part(cards, "deck", F("card__deck_id"), F("card__deck__title"), Value(0), **numbers),
-        _part(
-            questions.filter(question__topics__isnull=False),
-            "topic-q", F("question__topics__id"), F("question__topics__name"), Value(0), **numbers,
-        ),
-        _part(
-            cards.filter(card__topics__isnull=False),
-            "topic-c", F("card__topics__id"), F("card__topics__name"), Min("card__deck_id"), **numbers,
-        ),
-        _forecast_part(mine, user, now),
-        _part(
-            questions.filter(last_rating=ReviewLog.Rating.AGAIN), "mistakes", Value(0), Value(""), Value(0),
-            items=Count("pk"),
-        ),
-        _missed_part(questions, user, now),
-        _myths_part(mine),
-    ]
-    rows = parts[0].union(*parts[1:], all=True)
-    return _summarise(rows, user, now)
+def _mastery(dim, key, name, row, **extra):
+    """A Mastery from one grouped row (without an exam date, its exam numbers stay zero)."""
+    numbers = {column: row[column] for column in NUMBERS if column in row}
+    return Mastery(dim, key, name, **numbers, **extra)
 
 
-def _forecast_part(mine, user, now):
-    """Due items per day of the learner's calendar; "now" for those due already."""
-    end = user.start_of_today(now) + timedelta(days=FORECAST_DAYS)
-    day = Case(
-        When(due__lte=now, then=Value("now")),
-        default=Cast(TruncDate("due", tzinfo=user.zone), CharField()),
-        output_field=CharField(),
+def _set_mastery(mine, numbers):
+    rows = (
+        mine.filter(kind=Kind.QUESTION)
+        .values(set_id=F("question__question_set"), title=F("question__question_set__title"))
+        .annotate(**numbers)
     )
-    due = mine.filter(kind__in=MemoryState.REVIEW_KINDS, due__lt=end)
-    return _part(due, "due", Value(0), day, Value(0), items=Count("pk"))
-
-
-def _missed_part(questions, user, now):
-    window = ReviewLog.objects.filter(memory=OuterRef("pk"), reviewed_at__gte=now - timedelta(days=MISSED_DAYS))
-    answered = questions.annotate(
-        n=count_of(window), n_wrong=count_of(window.filter(rating=ReviewLog.Rating.AGAIN))
-    ).filter(n__gte=2, n_wrong__gte=1)
-    return _part(
-        answered, "missed", F("question_id"), F("question__stem"), F("question__question_set_id"),
-        answers=Sum("n"), correct=Sum("n_wrong"), at_risk=Max("last_rating"),
+    return sorted(
+        (_mastery("set", row["set_id"], row["title"], row, has_questions=True) for row in rows), key=_weakest_first
     )
 
 
-def _myths_part(mine):
-    # Every Again in the drill is a time the myth was believed. `lapses` would miss most of
-    # them: FSRS counts a lapse only for Again on an item already in its Review phase.
-    times_believed = count_of(
-        ReviewLog.objects.filter(memory=OuterRef("pk"), source=ReviewLog.Source.DRILL, rating=ReviewLog.Rating.AGAIN)
+def _deck_mastery(mine, numbers):
+    # A deck's mastery includes its drill statements (myths and facts), not only its flashcards.
+    rows = (
+        mine.filter(kind__in=MemoryState.CARD_KINDS)
+        .values(deck_id=F("card__deck"), title=F("card__deck__title"))
+        .annotate(**numbers)
     )
-    believed = mine.filter(kind=Kind.MYTH).annotate(n_believed=times_believed).filter(n_believed__gt=0)
-    return _part(
-        believed, "myth", F("card_id"), F("card__misconception"), F("card__deck_id"),
-        answers=Max("reps"), correct=Max("n_believed"), at_risk=Max("last_rating"),
-    )
+    return sorted((_mastery("deck", row["deck_id"], row["title"], row) for row in rows), key=_weakest_first)
 
 
-def _summarise(rows, user, now):
-    summary = MemorySummary()
-    topics = {}
-    for dim, key, name, parent, items, answers, correct, recall_sum, exam_sum, at_risk in rows:
-        items, answers, correct, at_risk = (int(value or 0) for value in (items, answers, correct, at_risk))
-        if dim == "due":
-            if name == "now":
-                summary.due_now += items
-            else:
-                summary.forecast[datetime.strptime(name[:10], "%Y-%m-%d").date()] = items
-        elif dim == "mistakes":
-            summary.mistakes = items
-        elif dim == "missed":
-            summary.missed.append(Problem(key, name, parent, answers, correct, believed_now=at_risk == 1))
-        elif dim == "myth":
-            summary.myths.append(Problem(key, name, parent, answers, correct, believed_now=at_risk == 1))
-        else:
-            mastery = Mastery(
-                dim.removesuffix("-q").removesuffix("-c"), key, name, items, answers, correct,
-                float(recall_sum or 0), float(exam_sum or 0), at_risk,
-                has_questions=dim in ("set", "topic-q"), deck_id=parent or None,
-            )
-            if mastery.dim == "topic":
-                if key in topics:
-                    topics[key].merge(mastery)
-                else:
-                    topics[key] = mastery
-            else:
-                getattr(summary, mastery.dim + "s").append(mastery)
-    summary.topics = list(topics.values())
-    for name in ("sets", "decks", "topics"):
-        getattr(summary, name).sort(key=_weakest_first)
-    summary.missed.sort(key=lambda p: (-p.share_wrong, -p.answers, p.key))
-    summary.missed = summary.missed[:TOP]
-    summary.myths.sort(key=lambda p: (not p.believed_now, -p.wrong, p.key))
-    summary.myths = summary.myths[:TOP]
-    return summary
+def _topic_mastery(mine, numbers):
+    # An item is a question or a card, never both, so the outer joins to both topic tables
+    # find one item's topics on one side only: a topic's group holds each of its questions
+    # and cards once, never a question paired with a card.
+    rows = (
+        mine.values(
+            topic_id=Coalesce("question__topics", "card__topics"),
+            topic=Coalesce("question__topics__name", "card__topics__name"),
+        )
+        .filter(topic_id__isnull=False)
+        .annotate(
+            **numbers,
+            questions=Count("pk", filter=Q(kind=Kind.QUESTION)),
+            first_deck=Min("card__deck"),  # where "Practise" goes for a topic without questions
+        )
+    )
+    topics = (
+        _mastery(
+            "topic", row["topic_id"], row["topic"], row,
+            has_questions=row["questions"] > 0, deck_id=row["first_deck"],
+        )
+        for row in rows
+    )
+    return sorted(topics, key=_weakest_first)
 
 
 def _weakest_first(mastery):
     score = mastery.score
     return (score is None, score if score is not None else 0, mastery.name, mastery.key)
 
+
+# --- Due forecast ------------------------------------------------------------------------------------
+
+def _due_forecast(mine, user, now):
+    """(items due now, {date: items falling due that day}) over the learner's next FORECAST_DAYS days.
+
+    Flashcards and questions only: what "Review due" studies; drill statements have their own drill."""
+    end = user.start_of_today(now) + timedelta(days=FORECAST_DAYS)
+    rows = list(
+        mine.filter(kind__in=MemoryState.REVIEW_KINDS, due__lt=end)
+        .values(day=TruncDate("due", tzinfo=user.zone))
+        .annotate(overdue=Count("pk", filter=Q(due__lte=now)), upcoming=Count("pk", filter=Q(due__gt=now)))
+    )
+    due_now = sum(row["overdue"] for row in rows)
+    return due_now, {row["day"]: row["upcoming"] for row in rows if row["upcoming"]}
+
+
+# --- Problem items -----------------------------------------------------------------------------------
+
+def _most_missed(mine, now):
+    """The TOP questions with the largest share of wrong answers in the last MISSED_DAYS days,
+    among those answered at least twice and wrong at least once."""
+    window = ReviewLog.objects.filter(memory=OuterRef("pk"), reviewed_at__gte=now - timedelta(days=MISSED_DAYS))
+    rows = (
+        mine.filter(kind=Kind.QUESTION)
+        .annotate(answers=count_of(window), wrong=count_of(window.filter(rating=AGAIN)))
+        .filter(answers__gte=2, wrong__gte=1)
+        .values(
+            "answers", "wrong", "last_rating",
+            question_key=F("question"), stem=F("question__stem"), set_id=F("question__question_set"),
+        )
+    )
+    missed = [
+        Problem(
+            row["question_key"], row["stem"], row["set_id"], row["answers"], row["wrong"],
+            believed_now=row["last_rating"] == AGAIN,
+        )
+        for row in rows
+    ]
+    missed.sort(key=lambda p: (-p.share_wrong, -p.answers, p.key))
+    return missed[:TOP]
+
+
+def _most_believed_myths(mine):
+    """The TOP myths believed most often, those believed at the last drill first."""
+    # Every Again in the drill is a time the myth was believed. `lapses` would miss most of
+    # them: FSRS counts a lapse only for Again on an item already in its Review phase.
+    times_believed = count_of(
+        ReviewLog.objects.filter(memory=OuterRef("pk"), source=ReviewLog.Source.DRILL, rating=AGAIN)
+    )
+    rows = (
+        mine.filter(kind=Kind.MYTH)
+        .annotate(believed=times_believed)
+        .filter(believed__gt=0)
+        .values(
+            "reps", "believed", "last_rating",
+            card_key=F("card"), myth=F("card__misconception"), deck_id=F("card__deck"),
+        )
+    )
+    myths = [
+        Problem(
+            row["card_key"], row["myth"], row["deck_id"], row["reps"], row["believed"],
+            believed_now=row["last_rating"] == AGAIN,
+        )
+        for row in rows
+    ]
+    myths.sort(key=lambda p: (not p.believed_now, -p.wrong, p.key))
+    return myths[:TOP]
+
+
+# --- Exam outlook ------------------------------------------------------------------------------------
 
 def reviews_per_day_needed(at_risk, today, exam_date):
     """A floor on the daily reviews that keep every studied item above the target on exam day.
