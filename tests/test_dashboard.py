@@ -6,9 +6,10 @@ from unittest import mock
 import pytest
 from django.urls import reverse
 
-from quiz import dashboard_views, scheduling
+from quiz import scheduling
 from quiz.models import Attempt, MemoryState, ReviewLog
 from quiz.progress.activity import daily_activity, streak
+from quiz.progress.charts import forecast_chart, heatmap
 from quiz.progress.mastery import memory_summary
 from tests.factories import (
     make_deck,
@@ -117,7 +118,7 @@ def test_the_forecast_counts_due_items_per_local_day(new_yorker, clock):
         MemoryState.objects.create(user=new_yorker, kind=Kind.CARD, card=card, due=due, phase=2, stability=5, last_review=NOW - timedelta(days=5))
 
     summary = memory_summary(user=new_yorker, now=NOW)
-    chart = dashboard_views._forecast_chart(summary, NOW.astimezone(new_yorker.zone).date())
+    chart = forecast_chart(summary, NOW.astimezone(new_yorker.zone).date())
 
     assert summary.due_now == 1
     # NOW + 1h is 23:00 on the 14th in New York: still today, next to the overdue one.
@@ -142,7 +143,7 @@ def test_the_page_shows_the_hand_computed_numbers(client, new_yorker, clock):
 
 
 def test_the_heatmap_is_53_weeks_of_days_ending_today(new_yorker):
-    grid = dashboard_views._heatmap({}, new_yorker, NOW, NOW.astimezone(new_yorker.zone).date())
+    grid = heatmap({}, new_yorker, NOW, NOW.astimezone(new_yorker.zone).date())
 
     assert grid["cells"][0]["date"].weekday() == 0
     assert grid["cells"][-1]["date"] == datetime(2025, 1, 14).date()
