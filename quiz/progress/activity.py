@@ -4,7 +4,7 @@ Two queries whatever the size of the history: the reviews of the heatmap's 53 we
 by local day (at most 371 rows), and the quiz answers still held back grouped the same way.
 The heatmap, the streak and the accuracy chart all read the result of `daily_activity`.
 
-Keyword-only functions with an explicit `now`, so tests run on a fixed clock.
+Nothing here reads the clock: callers pass `now` or `today`, so tests run on a fixed clock.
 """
 
 from dataclasses import dataclass
@@ -17,6 +17,7 @@ from ..models import AttemptSlot, MemoryState, ReviewLog
 from ..sql import UnixDays
 
 HEATMAP_WEEKS = 53
+EPOCH = date(1970, 1, 1)  # day numbers computed in SQL count from here
 
 
 @dataclass
@@ -76,9 +77,6 @@ def daily_activity(*, user, now):
         day = EPOCH + timedelta(days=int(row["day"]))
         days.setdefault(day, Day(day)).held = row["n"]
     return days
-
-
-EPOCH = date(1970, 1, 1)
 
 
 def local_day_number(name, zone, start, end):
