@@ -263,3 +263,17 @@ class AttemptFilterForm(forms.Form):
             next_day = datetime.combine(data["end"] + timedelta(days=1), time.min, tzinfo=zone)
             attempts = attempts.filter(started_at__lt=next_day)
         return attempts
+
+
+# --- Dashboard ---------------------------------------------------------------------------------
+
+class ExamForm(forms.ModelForm):
+    exam_date = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), label="Exam date")
+    target_retention = forms.FloatField(
+        min_value=0.7, max_value=0.99, label="Target recall", help_text="Between 0.7 and 0.99; 0.9 means 90%.",
+        widget=forms.NumberInput(attrs={"step": "0.01"}),
+    )
+
+    class Meta:
+        model = User
+        fields = ("exam_date", "target_retention")

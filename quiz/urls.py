@@ -2,8 +2,8 @@
 
 from django.urls import path
 
-from quiz import dashboard_views as dashboard
-from quiz.views import accounts, classes, history, quizzes, study, teach
+
+from quiz.views import accounts, classes, dashboard, history, quizzes, study, teach
 
 urlpatterns = [
     path("", dashboard.home, name="home"),

@@ -6,9 +6,11 @@ from unittest import mock
 import pytest
 from django.urls import reverse
 
-from quiz import dashboard_views, stats
 from quiz.study import scheduling
 from quiz.models import Attempt, MemoryState, ReviewLog
+from quiz.progress.activity import daily_activity, streak
+from quiz.progress.charts import forecast_chart, heatmap
+from quiz.progress.mastery import memory_summary
 from tests.factories import (
     make_deck,
     make_question_set,
@@ -48,21 +50,21 @@ def test_the_streak_counts_days_in_the_learners_time_zone(new_yorker):
     rate_item(new_yorker, cards[1], 3, datetime(2025, 1, 14, 4, 0, tzinfo=UTC))  # 13 Jan, 23:00 local
     rate_item(new_yorker, cards[2], 3, datetime(2025, 1, 12, 23, 30, tzinfo=UTC))  # 12 Jan, 18:30 local
 
-    activity = stats.daily_activity(user=new_yorker, now=NOW)
+    activity = daily_activity(user=new_yorker, now=NOW)
     today = NOW.astimezone(new_yorker.zone).date()
 
     # In UTC the days would be the 15th, 14th and 12th: a streak of 2. Locally it is 3.
     assert sorted(activity) == [datetime(2025, 1, d).date() for d in (12, 13, 14)]
-    assert stats.streak(activity, today) == 3
+    assert streak(activity, today) == 3
 
 
 def test_a_streak_survives_until_the_end_of_today_and_then_breaks(new_yorker):
     card = make_deck(cards=1).cards.get()
     rate_item(new_yorker, card, 3, datetime(2025, 1, 14, 4, 0, tzinfo=UTC))  # 13 Jan local: yesterday
-    activity = stats.daily_activity(user=new_yorker, now=NOW)
+    activity = daily_activity(user=new_yorker, now=NOW)
 
-    assert stats.streak(activity, datetime(2025, 1, 14).date()) == 1
-    assert stats.streak(activity, datetime(2025, 1, 15).date()) == 0
+    assert streak(activity, datetime(2025, 1, 14).date()) == 1
+    assert streak(activity, datetime(2025, 1, 15).date()) == 0
 
 
 def test_accuracy_and_recall_by_set_deck_and_topic(learner):
@@ -79,7 +81,7 @@ def test_accuracy_and_recall_by_set_deck_and_topic(learner):
     rate_item(learner, q2, 3, NOW - 4 * day)
     rate_item(learner, card, 3, NOW - 2 * day)
 
-    summary = stats.memory_summary(user=learner, now=NOW)
+    summary = memory_summary(user=learner, now=NOW)
 
     [networking] = summary.sets
     assert (networking.answers, networking.correct) == (4, 3)
@@ -94,7 +96,7 @@ def test_answers_older_than_thirty_days_leave_accuracy_but_not_recall(learner):
     question = make_question_set(questions=1).questions.get()
     rate_item(learner, question, 1, NOW - timedelta(days=31))
 
-    [mastery] = stats.memory_summary(user=learner, now=NOW).sets
+    [mastery] = memory_summary(user=learner, now=NOW).sets
 
     assert mastery.answers == 0 and mastery.accuracy is None
     assert mastery.items == 1 and 0 < mastery.recall < 1
@@ -106,7 +108,7 @@ def test_weakest_comes_first(learner):
     rate_item(learner, strong, 4, NOW - timedelta(days=1))
     rate_item(learner, weak, 1, NOW - timedelta(days=1))
 
-    assert [m.name for m in stats.memory_summary(user=learner, now=NOW).decks] == ["Weak", "Strong"]
+    assert [m.name for m in memory_summary(user=learner, now=NOW).decks] == ["Weak", "Strong"]
 
 
 def test_the_forecast_counts_due_items_per_local_day(new_yorker, clock):
@@ -115,8 +117,8 @@ def test_the_forecast_counts_due_items_per_local_day(new_yorker, clock):
     for card, due in zip(cards, [NOW - timedelta(hours=1), NOW + timedelta(hours=1), NOW + timedelta(days=3), NOW + timedelta(days=12)]):
         MemoryState.objects.create(user=new_yorker, kind=Kind.CARD, card=card, due=due, phase=2, stability=5, last_review=NOW - timedelta(days=5))
 
-    summary = stats.memory_summary(user=new_yorker, now=NOW)
-    chart = dashboard_views._forecast_chart(summary, NOW.astimezone(new_yorker.zone).date())
+    summary = memory_summary(user=new_yorker, now=NOW)
+    chart = forecast_chart(summary, NOW.astimezone(new_yorker.zone).date())
 
     assert summary.due_now == 1
     # NOW + 1h is 23:00 on the 14th in New York: still today, next to the overdue one.
@@ -141,7 +143,7 @@ def test_the_page_shows_the_hand_computed_numbers(client, new_yorker, clock):
 
 
 def test_the_heatmap_is_53_weeks_of_days_ending_today(new_yorker):
-    grid = dashboard_views._heatmap({}, new_yorker, NOW, NOW.astimezone(new_yorker.zone).date())
+    grid = heatmap({}, new_yorker, NOW, NOW.astimezone(new_yorker.zone).date())
 
     assert grid["cells"][0]["date"].weekday() == 0
     assert grid["cells"][-1]["date"] == datetime(2025, 1, 14).date()
@@ -163,7 +165,7 @@ def test_a_learner_never_sees_another_learners_numbers(client, learner, other_le
     assert "Nothing studied here yet." in html
     assert "No question missed more than once lately." in html
     assert 'data-count="1"' not in html and 'data-count="2"' not in html
-    assert stats.memory_summary(user=learner, now=NOW).sets == []
+    assert memory_summary(user=learner, now=NOW).sets == []
 
 
 def test_most_missed_questions_and_believed_myths_link_to_retake_and_drill(client, learner, clock):
@@ -178,7 +180,7 @@ def test_most_missed_questions_and_believed_myths_link_to_retake_and_drill(clien
     rate_item(learner, q2, 3, NOW - timedelta(days=1))
     scheduling.rate(user=learner, kind=Kind.MYTH, item=card, rating=1, source=ReviewLog.Source.DRILL, now=NOW)
 
-    summary = stats.memory_summary(user=learner, now=NOW)
+    summary = memory_summary(user=learner, now=NOW)
     html = dashboard(client, learner).content.decode()
 
     assert [(p.key, p.answers, p.wrong) for p in summary.missed] == [(q1.pk, 2, 2), (q2.pk, 3, 1)]
@@ -197,7 +199,7 @@ def test_a_myth_believed_while_still_learning_it_is_listed_with_each_time_counte
             now=NOW - timedelta(minutes=minutes),
         )
 
-    summary = stats.memory_summary(user=learner, now=NOW)
+    summary = memory_summary(user=learner, now=NOW)
     html = dashboard(client, learner).content.decode()
 
     assert [(p.key, p.wrong, p.believed_now) for p in summary.myths] == [(card.pk, 3, False)]
@@ -289,9 +291,9 @@ def test_answers_still_hidden_count_as_study_but_tell_nothing_else(learner):
     for slot in attempt.slots.all():
         answer_at(attempt, slot, right=False, at=NOW - timedelta(hours=2))
 
-    summary = stats.memory_summary(user=learner, now=NOW)
+    summary = memory_summary(user=learner, now=NOW)
 
-    (day,) = stats.daily_activity(user=learner, now=NOW).values()
+    (day,) = daily_activity(user=learner, now=NOW).values()
     assert (day.held, day.reviews, day.correct, day.activity) == (2, 0, 0, 2)
     assert (summary.sets, summary.missed, summary.mistakes) == ([], [], 0)
 
@@ -333,12 +335,13 @@ def test_the_dashboard_runs_the_same_queries_with_10_and_10000_answers(
 
     assert few == many
     # session; user; question sets with best score and open attempt; decks with their counts;
-    # the memory rollup (mastery, forecast, mistakes, most missed, myths: one UNION ALL);
-    # reviews by day for the heatmap, streak and accuracy; answers still held back, by day;
-    # close expired timed attempts; the learner's assignments (their overrides are one more
-    # query when there are any); quiz answers whose feedback became visible since the last
-    # visit, to schedule (none here)
-    with django_assert_max_num_queries(AUTH + 8):
+    # from the memory table: mastery by set, by deck and by topic, the mistakes count, the
+    # most-missed questions, the believed myths, the due forecast; reviews by day for the
+    # heatmap, streak and accuracy; answers still held back, by day; close expired timed
+    # attempts; the learner's assignments (their overrides are one more query when there are
+    # any); quiz answers whose feedback became visible since the last visit, to schedule
+    # (none here)
+    with django_assert_max_num_queries(AUTH + 14):
         client.get(reverse("home"))
 
 
@@ -347,6 +350,6 @@ def test_days_follow_daylight_saving_time(new_yorker):
     rate_item(new_yorker, card, 3, datetime(2024, 7, 1, 3, 30, tzinfo=UTC))  # 23:30 EDT (UTC-4) on 30 June
     rate_item(new_yorker, card, 3, datetime(2024, 12, 1, 4, 30, tzinfo=UTC))  # 23:30 EST (UTC-5) on 30 November
 
-    assert sorted(stats.daily_activity(user=new_yorker, now=NOW)) == [
+    assert sorted(daily_activity(user=new_yorker, now=NOW)) == [
         datetime(2024, 6, 30).date(), datetime(2024, 11, 30).date()
     ]

@@ -105,7 +105,7 @@ def test_card_info_page(learner_client, other_client, small_and_large, django_as
 
 
 def test_home_with_a_long_history(other_client, small_and_large, django_assert_num_queries):
-    with django_assert_num_queries(AUTH + 8):  # the dashboard's queries, see test_query_counts
+    with django_assert_num_queries(AUTH + 14):  # the dashboard's queries, see test_query_counts
         other_client.get(reverse("home"))
 
 

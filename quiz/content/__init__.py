@@ -28,3 +28,8 @@ from .export import export_content, export_json
 from .importing import Report, import_documents
 from .reading import parse_document, read_document
 from .sync import Outcome, save_document
+
+__all__ = [
+    "ContentError", "Outcome", "Report", "export_content", "export_json", "import_documents", "parse_document",
+    "read_document", "save_document",
+]

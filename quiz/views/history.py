@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET
 from quiz.forms import AttemptFilterForm
 from quiz.lib.csv_export import csv_download
 from quiz.models import Attempt, MemoryState
-from quiz.progress_history import history_rows
+from quiz.progress.history import history_rows
 
 
 @require_GET

@@ -1,0 +1,12 @@
+"""The learner's progress, as the dashboard shows it.
+
+* `mastery`: what the learner knows, from their memory states: mastery per question set,
+  deck and topic, the due forecast, the exam outlook and the items that trip them up;
+* `activity`: when they studied, from their review log: reviews by local day, the streak;
+* `charts`: those numbers as geometry for server-rendered SVG, with table alternatives;
+* `dashboard`: the home page's context, built from the three above.
+
+Every quiz answer also writes a ReviewLog row (source "quiz"), except in an attempt whose
+answers are held back (`grading.submit_answer`): so every review's rating may be shown, and
+the dashboard cannot tell the learner early whether such an answer was right.
+"""

@@ -1,0 +1,86 @@
+"""The learner's dashboard as a template context: the numbers the home page shows a
+signed-in learner, their charts, where "Study now" goes and the exam outlook.
+
+The queries are in `mastery` and `activity` (a fixed number whatever the history size) and
+in `assignments`; what is left here is arithmetic on their results. The exam form is not
+built here: it belongs to the view that handles it.
+"""
+
+from datetime import datetime, time
+
+from quiz.teaching import rules
+from .activity import daily_activity, streak
+from .charts import accuracy_chart, forecast_chart, heatmap
+from .mastery import memory_summary, reviews_per_day_needed
+
+
+def dashboard_context(user, sets, decks, now):
+    """The home page's context for a signed-in learner, but for the exam form.
+
+    `sets` and `decks` come annotated with the learner's progress and counts (the view
+    lists them for visitors too)."""
+    sets, decks = list(sets), list(decks)
+    today = now.astimezone(user.zone).date()
+    summary = memory_summary(user=user, now=now, exam_moment=exam_moment(user, now), target=user.target_retention)
+    activity = daily_activity(user=user, now=now)
+    new_today = activity[today].new_cards if today in activity else 0
+    context = {
+        "question_sets": sets,
+        "decks": decks,
+        "now": now,
+        "today": today,
+        "summary": summary,
+        "due_count": summary.due_now,
+        "mistake_count": summary.mistakes,
+        "new_cards": sum(deck.new_count for deck in decks),
+        "new_today_left": max(user.new_cards_per_day - new_today, 0),
+        "streak": streak(activity, today),
+        "my_assignments": rules.learner_assignments(user=user, now=now),
+        "study_now": study_now(summary, sets, decks),
+        "mastery_groups": [
+            ("Question sets", "sets", summary.sets),
+            ("Decks", "decks", summary.decks),
+            ("Topics", "topics", summary.topics),
+        ],
+        "accuracy_chart": accuracy_chart(activity, today),
+        "forecast_chart": forecast_chart(summary, today),
+        "heatmap": heatmap(activity, user, now, today),
+    }
+    if user.exam_date:
+        context["exam"] = exam_outlook(user, summary, today)
+    return context
+
+
+def exam_moment(user, now):
+    """The start of the exam day in the learner's time zone (never before now), or None."""
+    if user.exam_date is None:
+        return None
+    return max(datetime.combine(user.exam_date, time.min, tzinfo=user.zone), now)
+
+
+def exam_outlook(user, summary, today):
+    groups = [m for m in summary.sets + summary.decks if m.items]
+    at_risk = sum(m.at_risk for m in groups)
+    return {
+        "days_left": (user.exam_date - today).days,
+        "groups": sorted(groups, key=lambda m: m.exam_recall),
+        "at_risk": at_risk,
+        "per_day": reviews_per_day_needed(at_risk, today, user.exam_date),
+    }
+
+
+def study_now(summary, sets, decks):
+    """Where "Study now" goes: due reviews, else the weakest deck with something to study,
+    else a quiz on the weakest set (or the first set)."""
+    if summary.due_now:
+        return {"kind": "review"}
+    studyable = {deck.pk: deck for deck in decks if deck.new_count or deck.due_count or deck.learning_count}
+    weakest = next((m for m in summary.decks if m.key in studyable), None)
+    deck = studyable[weakest.key] if weakest else next(iter(studyable.values()), None)
+    if deck:
+        return {"kind": "deck", "deck": deck}
+    weak_set = next((m.key for m in summary.sets), None)
+    question_set = next((s for s in sets if s.pk == weak_set), None) or next((s for s in sets if s.question_count), None)
+    if question_set:
+        return {"kind": "quiz", "question_set": question_set}
+    return None

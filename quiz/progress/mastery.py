@@ -1,0 +1,284 @@
+"""What the learner knows, computed by the database from their memory states.
+
+`memory_summary` runs seven queries whatever the size of the learner's history. Each reads
+the learner's memory states (one row per studied item, reached through the indexes that
+start with the user), so each is bounded by the size of the content, never by the number
+of answers; the answers themselves are counted per item through the review log's
+(memory, reviewed_at) index:
+
+* mastery per question set, per deck and per topic, one grouped query each: accuracy of
+  recent answers, average predicted recall now and on exam day, items at risk on exam day;
+* the mistakes: questions last answered wrong, as "Retake my mistakes" picks them;
+* the most-missed questions, and the most-believed myths;
+* the due forecast: items due now, and items falling due on each of the next days.
+
+Predicted recall is FSRS's forgetting curve, computed in SQL by
+`scheduling.recall_expression` with the scheduler's own parameters, so the dashboard and
+the study pages agree. The exam outlook (`reviews_per_day_needed`) lives here too, as it
+reads nothing but these numbers.
+
+Keyword-only functions with an explicit `now`, so tests run on a fixed clock.
+"""
+
+import math
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.db.models import Count, F, Min, OuterRef, Q, Sum
+from django.db.models.functions import Coalesce, TruncDate
+from django.db.models.lookups import LessThan
+
+from quiz.study import scheduling
+from quiz.models import MemoryState, ReviewLog, count_of
+
+Kind = MemoryState.Kind
+AGAIN = ReviewLog.Rating.AGAIN
+
+RECENT_DAYS = 30  # accuracy of "recent answers"
+MISSED_DAYS = 90  # window for the most-missed questions
+FORECAST_DAYS = 30
+TOP = 5  # most-missed questions and most-believed myths shown
+
+
+@dataclass
+class Mastery:
+    """One set, deck or topic: how well the learner knows it."""
+
+    dim: str  # "set", "deck" or "topic"
+    key: int
+    name: str
+    items: int = 0  # studied items with a recall estimate
+    answers: int = 0  # answers in the last RECENT_DAYS
+    correct: int = 0
+    recall_sum: float = 0.0
+    exam_sum: float = 0.0
+    at_risk: int = 0  # items predicted below the target on exam day
+    has_questions: bool = False
+    deck_id: int | None = None  # for a topic with cards only: where to study it
+
+    @property
+    def accuracy(self):
+        return self.correct / self.answers if self.answers else None
+
+    @property
+    def recall(self):
+        return self.recall_sum / self.items if self.items else None
+
+    @property
+    def exam_recall(self):
+        return self.exam_sum / self.items if self.items else None
+
+    @property
+    def score(self):
+        """What "weakest first" sorts by: predicted recall, or accuracy before any recall exists."""
+        return self.recall if self.recall is not None else self.accuracy
+
+
+@dataclass
+class Problem:
+    """A most-missed question or a most-believed myth."""
+
+    key: int
+    text: str
+    parent: int  # the question's set, the myth's deck
+    answers: int
+    wrong: int
+    believed_now: bool = False
+
+    @property
+    def share_wrong(self):
+        return self.wrong / self.answers if self.answers else 0
+
+
+@dataclass
+class MemorySummary:
+    due_now: int = 0
+    mistakes: int = 0
+    forecast: dict = field(default_factory=dict)  # {date: count} for the next FORECAST_DAYS days
+    sets: list = field(default_factory=list)
+    decks: list = field(default_factory=list)
+    topics: list = field(default_factory=list)
+    missed: list = field(default_factory=list)
+    myths: list = field(default_factory=list)
+
+
+def memory_summary(*, user, now, exam_moment=None, target=0.9):
+    """Everything the dashboard reads from the memory table (see the module doc for the queries)."""
+    mine = MemoryState.objects.for_user(user)
+    numbers = _mastery_numbers(now, exam_moment, target)
+    summary = MemorySummary(
+        sets=_set_mastery(mine, numbers),
+        decks=_deck_mastery(mine, numbers),
+        topics=_topic_mastery(mine, numbers),
+        mistakes=mine.last_answered_wrong().count(),
+        missed=_most_missed(mine, now),
+        myths=_most_believed_myths(mine),
+    )
+    summary.due_now, summary.forecast = _due_forecast(mine, user, now)
+    return summary
+
+
+# --- Mastery per set, deck and topic ---------------------------------------------------------------
+
+def _mastery_numbers(now, exam_moment, target):
+    """The aggregates of a group of memory states, named as Mastery's fields."""
+    recent = ReviewLog.objects.filter(memory=OuterRef("pk"), reviewed_at__gte=now - timedelta(days=RECENT_DAYS))
+    # A row without a stability has no recall estimate yet; its answers still count.
+    studied = Q(last_review__isnull=False, stability__gt=0)
+    numbers = {
+        "items": Count("pk", filter=studied),
+        # Answers are counted per item in a subquery: joining the log would repeat each item
+        # once per answer and inflate the recall sums.
+        "answers": Sum(count_of(recent)),
+        "correct": Sum(count_of(recent.filter(rating__gt=AGAIN))),
+        "recall_sum": Coalesce(Sum(scheduling.recall_expression(now), filter=studied), 0.0),
+    }
+    if exam_moment is not None:
+        exam_recall = scheduling.recall_expression(exam_moment)
+        numbers["exam_sum"] = Coalesce(Sum(exam_recall, filter=studied), 0.0)
+        numbers["at_risk"] = Count("pk", filter=studied & LessThan(exam_recall, target))
+    return numbers
+
+
+NUMBERS = ("items", "answers", "correct", "recall_sum", "exam_sum", "at_risk")
+
+
+def _mastery(dim, key, name, row, **extra):
+    """A Mastery from one grouped row (without an exam date, its exam numbers stay zero)."""
+    numbers = {column: row[column] for column in NUMBERS if column in row}
+    return Mastery(dim, key, name, **numbers, **extra)
+
+
+def _set_mastery(mine, numbers):
+    rows = (
+        mine.filter(kind=Kind.QUESTION)
+        .values(set_id=F("question__question_set"), title=F("question__question_set__title"))
+        .annotate(**numbers)
+    )
+    return sorted(
+        (_mastery("set", row["set_id"], row["title"], row, has_questions=True) for row in rows), key=_weakest_first
+    )
+
+
+def _deck_mastery(mine, numbers):
+    # A deck's mastery includes its drill statements (myths and facts), not only its flashcards.
+    rows = (
+        mine.filter(kind__in=MemoryState.CARD_KINDS)
+        .values(deck_id=F("card__deck"), title=F("card__deck__title"))
+        .annotate(**numbers)
+    )
+    return sorted((_mastery("deck", row["deck_id"], row["title"], row) for row in rows), key=_weakest_first)
+
+
+def _topic_mastery(mine, numbers):
+    # An item is a question or a card, never both, so the outer joins to both topic tables
+    # find one item's topics on one side only: a topic's group holds each of its questions
+    # and cards once, never a question paired with a card.
+    rows = (
+        mine.values(
+            topic_id=Coalesce("question__topics", "card__topics"),
+            topic=Coalesce("question__topics__name", "card__topics__name"),
+        )
+        .filter(topic_id__isnull=False)
+        .annotate(
+            **numbers,
+            questions=Count("pk", filter=Q(kind=Kind.QUESTION)),
+            first_deck=Min("card__deck"),  # where "Practise" goes for a topic without questions
+        )
+    )
+    topics = (
+        _mastery(
+            "topic", row["topic_id"], row["topic"], row,
+            has_questions=row["questions"] > 0, deck_id=row["first_deck"],
+        )
+        for row in rows
+    )
+    return sorted(topics, key=_weakest_first)
+
+
+def _weakest_first(mastery):
+    score = mastery.score
+    return (score is None, score if score is not None else 0, mastery.name, mastery.key)
+
+
+# --- Due forecast ------------------------------------------------------------------------------------
+
+def _due_forecast(mine, user, now):
+    """(items due now, {date: items falling due that day}) over the learner's next FORECAST_DAYS days.
+
+    Flashcards and questions only: what "Review due" studies; drill statements have their own drill."""
+    end = user.start_of_today(now) + timedelta(days=FORECAST_DAYS)
+    rows = list(
+        mine.filter(kind__in=MemoryState.REVIEW_KINDS, due__lt=end)
+        .values(day=TruncDate("due", tzinfo=user.zone))
+        .annotate(overdue=Count("pk", filter=Q(due__lte=now)), upcoming=Count("pk", filter=Q(due__gt=now)))
+    )
+    due_now = sum(row["overdue"] for row in rows)
+    return due_now, {row["day"]: row["upcoming"] for row in rows if row["upcoming"]}
+
+
+# --- Problem items -----------------------------------------------------------------------------------
+
+def _most_missed(mine, now):
+    """The TOP questions with the largest share of wrong answers in the last MISSED_DAYS days,
+    among those answered at least twice and wrong at least once."""
+    window = ReviewLog.objects.filter(memory=OuterRef("pk"), reviewed_at__gte=now - timedelta(days=MISSED_DAYS))
+    rows = (
+        mine.filter(kind=Kind.QUESTION)
+        .annotate(answers=count_of(window), wrong=count_of(window.filter(rating=AGAIN)))
+        .filter(answers__gte=2, wrong__gte=1)
+        .values(
+            "answers", "wrong", "last_rating",
+            question_key=F("question"), stem=F("question__stem"), set_id=F("question__question_set"),
+        )
+    )
+    missed = [
+        Problem(
+            row["question_key"], row["stem"], row["set_id"], row["answers"], row["wrong"],
+            believed_now=row["last_rating"] == AGAIN,
+        )
+        for row in rows
+    ]
+    missed.sort(key=lambda p: (-p.share_wrong, -p.answers, p.key))
+    return missed[:TOP]
+
+
+def _most_believed_myths(mine):
+    """The TOP myths believed most often, those believed at the last drill first."""
+    # Every Again in the drill is a time the myth was believed. `lapses` would miss most of
+    # them: FSRS counts a lapse only for Again on an item already in its Review phase.
+    times_believed = count_of(
+        ReviewLog.objects.filter(memory=OuterRef("pk"), source=ReviewLog.Source.DRILL, rating=AGAIN)
+    )
+    rows = (
+        mine.filter(kind=Kind.MYTH)
+        .annotate(believed=times_believed)
+        .filter(believed__gt=0)
+        .values(
+            "reps", "believed", "last_rating",
+            card_key=F("card"), myth=F("card__misconception"), deck_id=F("card__deck"),
+        )
+    )
+    myths = [
+        Problem(
+            row["card_key"], row["myth"], row["deck_id"], row["reps"], row["believed"],
+            believed_now=row["last_rating"] == AGAIN,
+        )
+        for row in rows
+    ]
+    myths.sort(key=lambda p: (not p.believed_now, -p.wrong, p.key))
+    return myths[:TOP]
+
+
+# --- Exam outlook ------------------------------------------------------------------------------------
+
+def reviews_per_day_needed(at_risk, today, exam_date):
+    """A floor on the daily reviews that keep every studied item above the target on exam day.
+
+    Each item predicted below the target on exam day needs at least one more review before it
+    (a successful review raises its stability well past the days left); spread evenly over the
+    days until the exam. None once the exam is today or past."""
+    days = (exam_date - today).days
+    if days <= 0:
+        return None
+    return math.ceil(at_risk / days)

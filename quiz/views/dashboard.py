@@ -1,0 +1,58 @@
+"""The home page (a signed-in learner's dashboard, a visitor's public list) and the
+dashboard's actions: saving the exam date, starting a quiz on one topic.
+
+Views only: the dashboard's numbers and charts come from `quiz.progress.dashboard`.
+"""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+
+from quiz.forms import ExamForm
+from quiz.models import Attempt, Deck, Question, QuestionSet, Topic
+from quiz.progress.dashboard import dashboard_context
+from quiz.study.catch_up import catch_up_learner
+
+
+@require_GET
+def home(request):
+    sets = QuestionSet.objects.with_progress_for(request.user)
+    decks = Deck.objects.with_counts_for(request.user)
+    if not request.user.is_authenticated:
+        return render(request, "quiz/home.html", {"question_sets": sets, "decks": decks})
+    now = timezone.now()
+    catch_up_learner(request.user, now=now)  # answers released since the last visit
+    context = dashboard_context(request.user, sets, decks, now)
+    context["exam_form"] = ExamForm(instance=request.user)
+    return render(request, "quiz/home.html", context)
+
+
+@require_POST
+@login_required
+def exam_settings(request):
+    form = ExamForm(request.POST, instance=request.user)
+    if form.is_valid():
+        form.save()
+        messages.success(request, "Exam date saved." if form.cleaned_data["exam_date"] else "Exam date cleared.")
+        return redirect("home")
+    errors = "; ".join(f"{form.fields[name].label}: {' '.join(errs)}" for name, errs in form.errors.items())
+    messages.error(request, f"Not saved. {errors}")
+    return redirect("home")
+
+
+@require_POST
+@login_required
+def topic_quiz(request, topic_id):
+    """A quiz over every question of one topic: the focused session behind a weak topic."""
+    topic = get_object_or_404(Topic, pk=topic_id)
+    questions = Question.objects.filter(topics=topic).order_by("question_set", "position")
+    if not questions.exists():
+        deck = Deck.objects.filter(cards__topics=topic).order_by("pk").first()
+        if deck:
+            return redirect("study_deck", deck_id=deck.pk)
+        messages.info(request, f"“{topic.name}” has no questions or cards yet.")
+        return redirect("home")
+    attempt = Attempt.objects.start_custom(user=request.user, title=f"Topic: {topic.name}", questions=questions)
+    return redirect(attempt)
