@@ -1,3 +1,7 @@
+"""Every form of the app, grouped by area: accounts and settings, answering and rating,
+classes, the instructor's pool builder and assignments, history filters and the exam date.
+Forms convert as well as validate: a join code becomes its Classroom, minutes a timedelta."""
+
 from datetime import date, datetime, time, timedelta
 from zoneinfo import available_timezones
 
@@ -5,7 +9,7 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm
 from django.core.validators import MaxValueValidator, MinValueValidator
 
-from .models import Assignment, Attempt, Classroom, QuestionSet, QuestionPool, Topic, User
+from quiz.models import Assignment, Attempt, Classroom, QuestionPool, QuestionSet, Topic, User
 
 
 def id_from_form(text):
@@ -13,6 +17,8 @@ def id_from_form(text):
     ("²".isdigit() is true, and int() refuses it; a 30-digit number overflows the column)."""
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 12 else None
 
+
+# --- Accounts, answering and rating -----------------------------------------------------------
 
 class SignUpForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
@@ -86,6 +92,8 @@ class StudySettingsForm(forms.ModelForm):
         model = User
         fields = ("time_zone", "new_cards_per_day")
 
+
+# --- Classes and teaching ---------------------------------------------------------------------
 
 class JoinClassForm(forms.Form):
     code = forms.CharField(max_length=16, label="Class code")

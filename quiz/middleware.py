@@ -1,3 +1,5 @@
+"""Middleware of the app: dates in each signed-in user's own time zone."""
+
 from django.utils import timezone
 
 

@@ -2,7 +2,6 @@
 
 from django.urls import path
 
-
 from quiz.views import accounts, classes, dashboard, history, quizzes, study, teach
 
 urlpatterns = [

@@ -2,7 +2,7 @@
 
 from datetime import datetime, timedelta, timezone
 
-from quiz.models import Assignment, Classroom, QuestionPool, PoolQuestion
+from quiz.models import Assignment, Classroom, PoolQuestion, QuestionPool
 from tests.factories import make_question_set, make_user
 
 # A fixed "now" for rule tests: assignments open a day before and are due a day after.

@@ -94,8 +94,8 @@ def make_topic(name):
 
 def rate_item(user, item, rating, at, source=None):
     """Rate a card or a question at a fixed moment, through the real scheduler."""
-    from quiz.study import scheduling
     from quiz.models import MemoryState, ReviewLog
+    from quiz.study import scheduling
 
     kind = MemoryState.Kind.QUESTION if isinstance(item, Question) else MemoryState.Kind.CARD
     source = source or (ReviewLog.Source.REVIEW if kind == MemoryState.Kind.QUESTION else ReviewLog.Source.STUDY)

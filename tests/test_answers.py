@@ -10,10 +10,10 @@ from django.core.management import call_command
 from django.db import connection
 from django.urls import reverse
 
+from quiz.models import Attempt, AttemptSlot, ReviewLog
 from quiz.study import answers
 from quiz.study.catch_up import catch_up_learner
 from quiz.teaching import rules
-from quiz.models import Attempt, AttemptSlot, ReviewLog
 from tests.class_factories import NOW, make_assignment, make_classroom
 from tests.factories import (
     correct_number,

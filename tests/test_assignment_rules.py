@@ -7,11 +7,11 @@ from datetime import timedelta
 import pytest
 from django.urls import reverse
 
-from quiz.study import answers
-from quiz.teaching import gradebook, rules
-from quiz.study.catch_up import catch_up_learner
-from quiz.teaching.rules import RuleViolation, Status
 from quiz.models import Assignment, AssignmentOverride, Attempt, MemoryState
+from quiz.study import answers
+from quiz.study.catch_up import catch_up_learner
+from quiz.teaching import gradebook, rules
+from quiz.teaching.rules import RuleViolation, Status
 from tests.class_factories import NOW, make_assignment, make_classroom, make_pool
 from tests.factories import correct_number, make_question_set, wrong_number
 

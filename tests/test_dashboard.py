@@ -6,11 +6,11 @@ from unittest import mock
 import pytest
 from django.urls import reverse
 
-from quiz.study import scheduling
 from quiz.models import Attempt, MemoryState, ReviewLog
 from quiz.progress.activity import daily_activity, streak
 from quiz.progress.charts import forecast_chart, heatmap
 from quiz.progress.mastery import memory_summary
+from quiz.study import scheduling
 from tests.factories import (
     make_deck,
     make_question_set,

@@ -9,9 +9,9 @@ from statistics import mean
 import pytest
 from django.urls import reverse
 
+from quiz.models import Attempt, AttemptSlot, Enrollment, MemoryState, User
 from quiz.study import answers, scheduling
 from quiz.teaching import gradebook, item_analysis
-from quiz.models import Attempt, AttemptSlot, Enrollment, MemoryState, User
 from tests.class_factories import NOW, make_assignment, make_classroom, make_pool
 from tests.factories import make_question_set, make_user
 from tests.helpers import count_queries

@@ -10,8 +10,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from quiz.study import scheduling
 from quiz.models import Attempt, MemoryState, ReviewLog
+from quiz.study import scheduling
 from tests.factories import (
     answer_all,
     answer_at,

@@ -7,12 +7,11 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from quiz.study import answers, scheduling
 from quiz.models import Attempt, Enrollment, MemoryState, ReviewLog, User
+from quiz.study import answers, scheduling
 from tests.class_factories import make_assignment, make_classroom, make_pool
 from tests.factories import make_deck, make_question_set, start_attempt, wrong_number
 from tests.helpers import count_queries, logged_in
-
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from quiz.study import scheduling
 from quiz.models import AssignmentOverride, Attempt, MemoryState, ReviewLog, Topic
+from quiz.study import scheduling
 from tests.class_factories import (
     make_assignment,
     make_classroom,

@@ -5,8 +5,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from quiz.lib import durations
-from quiz.study import answers, queue, scheduling
 from quiz.models import MemoryState, ReviewLog
+from quiz.study import answers, queue, scheduling
 from quiz.study.queue import Scope, next_entry
 from quiz.study.scheduling import rate, undo_last
 from tests.factories import (

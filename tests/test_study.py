@@ -9,8 +9,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from quiz.study import answers, queue, scheduling
 from quiz.models import Attempt, MemoryState, ReviewLog
+from quiz.study import answers, queue, scheduling
 from tests.factories import make_deck, make_question_set, start_attempt, wrong_number
 
 HTMX = {"HTTP_HX_REQUEST": "true"}

@@ -7,8 +7,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from quiz.study import queue
 from quiz.models import MemoryState, ReviewLog
+from quiz.study import queue
 from tests.factories import make_deck
 from tests.helpers import count_queries
 

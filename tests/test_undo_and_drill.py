@@ -7,8 +7,8 @@ from unittest import mock
 
 import pytest
 
-from quiz.study import scheduling
 from quiz.models import MemoryState, ReviewLog
+from quiz.study import scheduling
 from quiz.study.queue import Scope, next_entry
 from quiz.study.scheduling import last_undoable, rate, undo_last
 from tests.factories import make_deck, make_question_set

@@ -12,8 +12,8 @@ from .classes import (
     AssignmentOverride,
     Classroom,
     Enrollment,
-    QuestionPool,
     PoolQuestion,
+    QuestionPool,
     Rules,
     new_join_code,
 )

@@ -13,8 +13,8 @@ from datetime import date, datetime, time, timedelta
 from django.db.models import Case, Count, F, FloatField, Q, Value, When
 from django.db.models.functions import Floor
 
-from quiz.models import AttemptSlot, MemoryState, ReviewLog
 from quiz.lib.sql import UnixDays
+from quiz.models import AttemptSlot, MemoryState, ReviewLog
 
 HEATMAP_WEEKS = 53
 EPOCH = date(1970, 1, 1)  # day numbers computed in SQL count from here

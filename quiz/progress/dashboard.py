@@ -9,6 +9,7 @@ built here: it belongs to the view that handles it.
 from datetime import datetime, time
 
 from quiz.teaching import rules
+
 from .activity import daily_activity, streak
 from .charts import accuracy_chart, forecast_chart, heatmap
 from .mastery import memory_summary, reviews_per_day_needed

@@ -28,8 +28,8 @@ from django.db.models import Count, F, Min, OuterRef, Q, Sum
 from django.db.models.functions import Coalesce, TruncDate
 from django.db.models.lookups import LessThan
 
-from quiz.study import scheduling
 from quiz.models import MemoryState, ReviewLog, count_of
+from quiz.study import scheduling
 
 Kind = MemoryState.Kind
 AGAIN = ReviewLog.Rating.AGAIN

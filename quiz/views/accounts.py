@@ -2,8 +2,8 @@
 
 from django.contrib import messages
 from django.contrib.auth import login
-from django.shortcuts import redirect, render
 from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from quiz.forms import SignUpForm, StudySettingsForm
