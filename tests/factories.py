@@ -66,46 +66,9 @@ def wrong_choice(slot):
     return slot.question.choices.filter(is_correct=False).first()
 
 
-def correct_number(slot):
-    """The on-screen number (1-based, as shuffled for this attempt) of the right choice."""
-    return slot.correct_number
-
-
-def wrong_number(slot):
-    return next(n for n, choice in enumerate(slot.shown_choices, start=1) if not choice["correct"])
-
-
-def answer_all(attempt, right=None):
-    """Answer every open slot; `right` is how many of them to get right (all by default)."""
-    slots = list(attempt.slots.filter(answered_at__isnull=True))
-    right = len(slots) if right is None else right
-    for index, slot in enumerate(slots):
-        attempt.record_answer(slot, correct_number(slot) if index < right else wrong_number(slot))
-    return attempt
-
-
 # --- Study history (issue 4: dashboard and history tests) -------------------------------------
 
 def make_topic(name):
     from quiz.models import Topic
 
     return Topic.objects.get_or_create(name=name)[0]
-
-
-def rate_item(user, item, rating, at, source=None):
-    """Rate a card or a question at a fixed moment, through the real scheduler."""
-    from quiz.models import MemoryState, ReviewLog
-    from quiz.study import scheduling
-
-    kind = MemoryState.Kind.QUESTION if isinstance(item, Question) else MemoryState.Kind.CARD
-    source = source or (ReviewLog.Source.REVIEW if kind == MemoryState.Kind.QUESTION else ReviewLog.Source.STUDY)
-    return scheduling.rate(user=user, kind=kind, item=item, rating=rating, source=source, now=at)
-
-
-def answer_at(attempt, slot, right, at):
-    """Answer one slot of an attempt at a fixed moment, as the quiz page does (slot + review row)."""
-    from quiz.study import answers
-
-    return answers.submit_answer(
-        attempt=attempt, slot=slot, number=correct_number(slot) if right else wrong_number(slot), now=at
-    )

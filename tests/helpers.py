@@ -1,8 +1,16 @@
-"""Small helpers shared by the test files: a signed-in client, and a page's query count."""
+"""Helpers shared by the test files: a signed-in client, a page's query count, the HTMX
+header, a question's URL, answering a whole attempt and rating an item, both through the
+app's own code paths."""
+
+import re
 
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+# What htmx sends with every request it makes.
+HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
 def logged_in(user):
@@ -17,3 +25,63 @@ def count_queries(client, url, method="get", data=None, ok=(200, 302)):
         response = getattr(client, method)(url, data or {})
     assert response.status_code in ok, (url, response.status_code)
     return len(context.captured_queries)
+
+
+def question_url(attempt, position):
+    return reverse("attempt_question", args=[attempt.pk, position])
+
+
+def answer_all(attempt, right=None, *, now=None):
+    """Answer every open slot as the quiz page does; `right` is how many of them (in slot
+    order) to get right, all by default. Returns the attempt, refreshed."""
+    from quiz.study.answers import submit_answer
+
+    slots = list(attempt.slots.filter(answered_at__isnull=True).order_by("position"))
+    right = len(slots) if right is None else right
+    for index, slot in enumerate(slots):
+        number = correct_number(slot) if index < right else wrong_number(slot)
+        submit_answer(attempt=attempt, slot=slot, number=number, now=now)
+    attempt.refresh_from_db()
+    return attempt
+
+
+def correct_number(slot):
+    """The on-screen number (1-based, as shuffled for this attempt) of the right choice."""
+    return slot.correct_number
+
+
+def wrong_number(slot):
+    """The on-screen number of the first wrong choice of a slot."""
+    return next(n for n, choice in enumerate(slot.shown_choices, start=1) if not choice["correct"])
+
+
+def rate_item(user, item, rating, at=None, *, source=None, kind=None, **options):
+    """Rate a card or a question through the real scheduler (at a fixed moment, if given)."""
+    from quiz.models import MemoryState, Question, ReviewLog
+    from quiz.study import scheduling
+
+    Kind = MemoryState.Kind
+    kind = kind or (Kind.QUESTION if isinstance(item, Question) else Kind.CARD)
+    source = source or {Kind.QUESTION: ReviewLog.Source.REVIEW, Kind.CARD: ReviewLog.Source.STUDY}.get(
+        kind, ReviewLog.Source.DRILL
+    )
+    return scheduling.rate(user=user, kind=kind, item=item, rating=rating, source=source, now=at, **options)
+
+
+def shown_item_id(html):
+    """The id of the item a study page shows (its hidden `item` field)."""
+    return int(re.search(r'name="item" value="(\d+)"', html).group(1))
+
+
+def rate_shown_card(client, deck, rating=3, **extra):
+    """Open a deck's study page and rate the card it shows; returns (card id, response)."""
+    url = reverse("study_deck", args=[deck.pk])
+    card_id = shown_item_id(client.get(url).content.decode())
+    return card_id, client.post(url, {"item": card_id, "rating": rating}, **extra)
+
+
+def answer_at(attempt, slot, right, at):
+    """Answer one slot of an attempt at a fixed moment, as the quiz page does."""
+    from quiz.study.answers import submit_answer
+
+    return submit_answer(attempt=attempt, slot=slot, number=correct_number(slot) if right else wrong_number(slot), now=at)

@@ -15,12 +15,8 @@ from quiz.study import answers
 from quiz.study.catch_up import catch_up_learner
 from quiz.teaching import rules
 from tests.class_factories import NOW, make_assignment, make_classroom
-from tests.factories import (
-    correct_number,
-    make_question_set,
-    start_attempt,
-    wrong_number,
-)
+from tests.factories import make_question_set, start_attempt
+from tests.helpers import correct_number, wrong_number
 
 
 def answer(attempt, position, right, now=NOW):

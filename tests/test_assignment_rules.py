@@ -13,7 +13,8 @@ from quiz.study.catch_up import catch_up_learner
 from quiz.teaching import gradebook, rules
 from quiz.teaching.rules import RuleViolation, Status
 from tests.class_factories import NOW, make_assignment, make_classroom, make_pool
-from tests.factories import correct_number, make_question_set, wrong_number
+from tests.factories import make_question_set
+from tests.helpers import answer_all, correct_number, wrong_number
 
 
 @pytest.fixture
@@ -27,14 +28,6 @@ def seen(learner, assignment, now=NOW):
 
 def start(learner, assignment, now=NOW, rng=None):
     return rules.start_attempt(user=learner, seen=seen(learner, assignment, now), now=now, rng=rng)
-
-
-def answer_all(attempt, now, right=True):
-    for slot in attempt.slots.order_by("position"):
-        number = correct_number(slot) if right else wrong_number(slot)
-        answers.submit_answer(attempt=attempt, slot=slot, number=number, now=now)
-    attempt.refresh_from_db()
-    return attempt
 
 
 # --- Status and dates --------------------------------------------------------------------------
@@ -52,7 +45,7 @@ def test_status_in_progress_then_submitted(learner, classroom):
     attempt = start(learner, assignment)
     assert seen(learner, assignment).status == Status.IN_PROGRESS
 
-    answer_all(attempt, NOW + timedelta(minutes=5))
+    answer_all(attempt, now=NOW + timedelta(minutes=5))
 
     assert seen(learner, assignment).status == Status.SUBMITTED
 
@@ -61,7 +54,7 @@ def test_a_submission_after_the_due_date_is_marked_late(learner, classroom):
     assignment = make_assignment(classroom)
     attempt = start(learner, assignment, now=NOW + timedelta(days=2))
 
-    answer_all(attempt, NOW + timedelta(days=2, minutes=3))
+    answer_all(attempt, now=NOW + timedelta(days=2, minutes=3))
 
     assert attempt.is_late
     assert seen(learner, assignment, NOW + timedelta(days=3)).status == Status.LATE
@@ -82,7 +75,7 @@ def test_an_override_opens_it_early_and_moves_the_due_date(learner, classroom):
     )
 
     attempt = start(learner, assignment)
-    answer_all(attempt, NOW + timedelta(days=3))
+    answer_all(attempt, now=NOW + timedelta(days=3))
 
     assert not attempt.is_late
     assert seen(learner, assignment, NOW + timedelta(days=3)).status == Status.SUBMITTED
@@ -102,7 +95,7 @@ def test_an_override_for_one_learner_does_not_change_anothers(learner, other_lea
 def test_attempts_are_limited(learner, classroom):
     assignment = make_assignment(classroom, max_attempts=2)
     for _ in range(2):
-        answer_all(start(learner, assignment), NOW)
+        answer_all(start(learner, assignment), now=NOW)
 
     with pytest.raises(RuleViolation, match="used all your attempts"):
         start(learner, assignment)
@@ -111,7 +104,7 @@ def test_attempts_are_limited(learner, classroom):
 
 def test_an_override_grants_an_extra_attempt(learner, classroom):
     assignment = make_assignment(classroom, max_attempts=1)
-    answer_all(start(learner, assignment), NOW)
+    answer_all(start(learner, assignment), now=NOW)
     AssignmentOverride.objects.create(assignment=assignment, learner=learner, max_attempts=2)
 
     assert start(learner, assignment).assignment == assignment
@@ -247,7 +240,7 @@ def test_after_the_due_date_the_answers_are_shown(learner, learner_client, class
         due_at=NOW - timedelta(days=300),
         feedback_timing=Assignment.FeedbackTiming.AFTER_DUE,
     )
-    attempt = answer_all(start(learner, assignment, now=NOW - timedelta(days=350)), NOW - timedelta(days=350))
+    attempt = answer_all(start(learner, assignment, now=NOW - timedelta(days=350)), now=NOW - timedelta(days=350))
 
     html = learner_client.get(reverse("attempt_results", args=[attempt.pk])).content.decode()
 
@@ -277,7 +270,7 @@ def test_answers_shown_after_the_due_date_close_the_assignment_then(learner, cla
     attempt = start(learner, assignment, now=assignment.due_at - timedelta(minutes=30))
 
     assert attempt.deadline == assignment.due_at  # an attempt still open at the due date closes
-    answer_all(attempt, assignment.due_at - timedelta(minutes=10))
+    answer_all(attempt, now=assignment.due_at - timedelta(minutes=10))
     with pytest.raises(RuleViolation, match="closed on its due date"):
         start(learner, assignment, now=assignment.due_at + timedelta(minutes=1))
 

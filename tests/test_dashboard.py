@@ -11,14 +11,8 @@ from quiz.progress.activity import daily_activity, streak
 from quiz.progress.charts import forecast_chart, heatmap
 from quiz.progress.mastery import memory_summary
 from quiz.study import scheduling
-from tests.factories import (
-    make_deck,
-    make_question_set,
-    make_topic,
-    make_user,
-    rate_item,
-)
-from tests.helpers import count_queries
+from tests.factories import make_deck, make_question_set, make_topic, make_user, start_attempt
+from tests.helpers import answer_at, count_queries, rate_item
 
 # 22:00 on Tuesday 14 January in New York (UTC-5): already the 15th in UTC.
 NOW = datetime(2025, 1, 15, 3, 0, tzinfo=UTC)
@@ -282,8 +276,6 @@ def test_a_topic_with_cards_only_opens_a_deck_session(client, learner):
 
 
 def test_answers_still_hidden_count_as_study_but_tell_nothing_else(learner):
-    from tests.factories import answer_at, start_attempt
-
     question_set = make_question_set(questions=2)
     attempt = start_attempt(learner, question_set)
     Attempt.objects.filter(pk=attempt.pk).update(reveal_at=NOW + timedelta(days=7))

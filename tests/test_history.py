@@ -12,15 +12,8 @@ from django.utils import timezone
 
 from quiz.models import Attempt, MemoryState, ReviewLog
 from quiz.study import scheduling
-from tests.factories import (
-    answer_all,
-    answer_at,
-    make_deck,
-    make_question_set,
-    make_user,
-    rate_item,
-    start_attempt,
-)
+from tests.factories import make_deck, make_question_set, make_user, start_attempt
+from tests.helpers import answer_all, answer_at, rate_item
 
 
 def test_attempts_filter_by_set_and_by_date(learner_client, learner):

@@ -2,7 +2,8 @@
 
 from django.urls import reverse
 
-from tests.factories import answer_all, make_deck, make_question_set, start_attempt
+from tests.factories import make_deck, make_question_set, start_attempt
+from tests.helpers import answer_all
 
 
 def test_anonymous_visitors_see_the_sets_and_an_invitation(client, question_set):

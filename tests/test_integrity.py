@@ -12,21 +12,8 @@ from django.utils import timezone
 
 from quiz.models import AssignmentOverride, Attempt, AttemptSlot, MemoryState, ReviewLog, User
 from tests.class_factories import NOW, make_assignment, make_classroom
-from tests.factories import (
-    correct_choice,
-    correct_number,
-    make_deck,
-    make_question_set,
-    rate_item,
-    start_attempt,
-    wrong_number,
-)
-
-HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-def question_url(attempt, position):
-    return reverse("attempt_question", args=[attempt.pk, position])
+from tests.factories import correct_choice, make_deck, make_question_set, start_attempt
+from tests.helpers import HTMX, correct_number, question_url, rate_item, wrong_number
 
 
 def answered_slots(attempt):

@@ -10,8 +10,8 @@ from django.utils import timezone
 from quiz.models import Attempt, Enrollment, MemoryState, ReviewLog, User
 from quiz.study import answers, scheduling
 from tests.class_factories import make_assignment, make_classroom, make_pool
-from tests.factories import make_deck, make_question_set, start_attempt, wrong_number
-from tests.helpers import count_queries, logged_in
+from tests.factories import make_deck, make_question_set, start_attempt
+from tests.helpers import count_queries, logged_in, wrong_number
 
 
 @pytest.fixture

@@ -11,7 +11,8 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from tests.factories import answer_all, make_question_set, start_attempt
+from tests.factories import make_question_set, start_attempt
+from tests.helpers import answer_all
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -10,8 +10,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from quiz.models import Attempt
-from tests.factories import answer_all, correct_number, make_question_set, start_attempt
-from tests.helpers import count_queries
+from tests.factories import make_question_set, start_attempt
+from tests.helpers import answer_all, correct_number, count_queries
 
 # Session + user lookups that every signed-in request makes.
 AUTH = 2

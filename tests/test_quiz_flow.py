@@ -7,19 +7,8 @@ import pytest
 from django.urls import reverse
 
 from quiz.models import Attempt, QuestionSet
-from tests.factories import (
-    correct_choice,
-    correct_number,
-    make_question_set,
-    start_attempt,
-    wrong_number,
-)
-
-HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-def question_url(attempt, position):
-    return reverse("attempt_question", args=[attempt.pk, position])
+from tests.factories import correct_choice, make_question_set, start_attempt
+from tests.helpers import HTMX, correct_number, question_url, wrong_number
 
 
 def test_it_starts_an_attempt_and_redirects_to_the_first_question(learner_client, learner, question_set):

@@ -8,23 +8,14 @@ from quiz.lib import durations
 from quiz.models import MemoryState, ReviewLog
 from quiz.study import answers, queue, scheduling
 from quiz.study.queue import Scope, next_entry
-from quiz.study.scheduling import rate, undo_last
-from tests.factories import (
-    correct_number,
-    make_deck,
-    make_question_set,
-    start_attempt,
-    wrong_number,
-)
+from quiz.study.scheduling import undo_last
+from tests.factories import make_deck, make_question_set, start_attempt
+from tests.helpers import correct_number, rate_item, wrong_number
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=timezone.utc)
 Kind = MemoryState.Kind
 Rating = ReviewLog.Rating
 STUDY = ReviewLog.Source.STUDY
-
-
-def rate_card(user, card, rating, now=NOW, **kwargs):
-    return rate(user=user, kind=Kind.CARD, item=card, rating=rating, source=STUDY, now=now, **kwargs)
 
 
 def undo_study(user):
@@ -38,8 +29,8 @@ def memory_of(user, card, kind=Kind.CARD):
 def test_good_on_a_new_card_moves_due_into_the_future_and_again_keeps_it_within_minutes(learner):
     good_card, again_card = make_deck(cards=2).cards.all()
 
-    rate_card(learner, good_card, Rating.GOOD)
-    rate_card(learner, again_card, Rating.AGAIN)
+    rate_item(learner, good_card, Rating.GOOD, at=NOW)
+    rate_item(learner, again_card, Rating.AGAIN, at=NOW)
 
     assert memory_of(learner, good_card).due > NOW
     assert NOW < memory_of(learner, again_card).due <= NOW + timedelta(minutes=10)
@@ -47,10 +38,10 @@ def test_good_on_a_new_card_moves_due_into_the_future_and_again_keeps_it_within_
 
 def test_good_twice_graduates_the_card_to_days(learner):
     card = make_deck(cards=1).cards.get()
-    rate_card(learner, card, Rating.GOOD)
+    rate_item(learner, card, Rating.GOOD, at=NOW)
     later = memory_of(learner, card).due
 
-    rate_card(learner, card, Rating.GOOD, now=later)
+    rate_item(learner, card, Rating.GOOD, at=later)
 
     memory = memory_of(learner, card)
     assert memory.phase == MemoryState.Phase.REVIEW
@@ -60,10 +51,10 @@ def test_good_twice_graduates_the_card_to_days(learner):
 
 def test_again_on_a_review_card_counts_a_lapse_and_comes_back_within_minutes(learner):
     card = make_deck(cards=1).cards.get()
-    rate_card(learner, card, Rating.EASY)
+    rate_item(learner, card, Rating.EASY, at=NOW)
     review_due = memory_of(learner, card).due
 
-    rate_card(learner, card, Rating.AGAIN, now=review_due)
+    rate_item(learner, card, Rating.AGAIN, at=review_due)
 
     memory = memory_of(learner, card)
     assert memory.lapses == 1
@@ -74,7 +65,7 @@ def test_again_on_a_review_card_counts_a_lapse_and_comes_back_within_minutes(lea
 def test_each_rating_writes_one_log_row_with_its_details(learner):
     card = make_deck(cards=1).cards.get()
 
-    review = rate_card(learner, card, Rating.HARD, duration_ms=4200)
+    review = rate_item(learner, card, Rating.HARD, at=NOW, duration_ms=4200)
 
     assert ReviewLog.objects.count() == 1
     assert (review.rating, review.reviewed_at, review.duration_ms, review.was_new) == (2, NOW, 4200, True)
@@ -84,9 +75,9 @@ def test_each_rating_writes_one_log_row_with_its_details(learner):
 
 def test_a_stale_rating_is_refused_and_writes_nothing(learner):
     card = make_deck(cards=1).cards.get()
-    rate_card(learner, card, Rating.GOOD, expected_reps=0)
+    rate_item(learner, card, Rating.GOOD, at=NOW, expected_reps=0)
 
-    repeat = rate_card(learner, card, Rating.GOOD, expected_reps=0)
+    repeat = rate_item(learner, card, Rating.GOOD, at=NOW, expected_reps=0)
 
     assert repeat is None
     assert ReviewLog.objects.count() == 1
@@ -113,10 +104,10 @@ def test_short_interval(delta, label):
 
 def test_undo_restores_the_previous_state_exactly_and_removes_the_log_row(learner):
     card = make_deck(cards=1).cards.get()
-    rate_card(learner, card, Rating.GOOD)
+    rate_item(learner, card, Rating.GOOD, at=NOW)
     before = scheduling.snapshot(memory_of(learner, card))
 
-    rate_card(learner, card, Rating.AGAIN, now=NOW + timedelta(minutes=11))
+    rate_item(learner, card, Rating.AGAIN, at=NOW + timedelta(minutes=11))
     undone = undo_study(learner)
 
     assert undone.rating == Rating.AGAIN
@@ -126,7 +117,7 @@ def test_undo_restores_the_previous_state_exactly_and_removes_the_log_row(learne
 
 def test_undoing_the_first_rating_makes_the_card_new_again(learner):
     card = make_deck(cards=1).cards.get()
-    rate_card(learner, card, Rating.GOOD)
+    rate_item(learner, card, Rating.GOOD, at=NOW)
 
     undo_study(learner)
 
@@ -136,7 +127,7 @@ def test_undoing_the_first_rating_makes_the_card_new_again(learner):
 
 def test_undo_with_nothing_to_undo_changes_nothing(learner, other_learner):
     card = make_deck(cards=1).cards.get()
-    rate_card(other_learner, card, Rating.GOOD)
+    rate_item(other_learner, card, Rating.GOOD, at=NOW)
 
     assert undo_study(learner) is None
     assert ReviewLog.objects.count() == 1
@@ -145,7 +136,7 @@ def test_undo_with_nothing_to_undo_changes_nothing(learner, other_learner):
 # --- The queue --------------------------------------------------------------------------------
 
 def graduate(user, card, rating=Rating.EASY, when=NOW - timedelta(days=60)):
-    rate_card(user, card, rating, now=when)
+    rate_item(user, card, rating, at=when)
 
 
 def test_the_queue_gives_due_reviews_least_recalled_first_then_new_then_learning(learner):
@@ -155,14 +146,14 @@ def test_the_queue_gives_due_reviews_least_recalled_first_then_new_then_learning
     strong, weak, learning, first_new, second_new = deck.cards.order_by("position")
     graduate(learner, strong, when=NOW - timedelta(days=20))
     graduate(learner, weak, when=NOW - timedelta(days=40))
-    rate_card(learner, learning, Rating.AGAIN, now=NOW - timedelta(minutes=30))  # today's first new card
+    rate_item(learner, learning, Rating.AGAIN, at=NOW - timedelta(minutes=30))  # today's first new card
     scope = Scope(kinds=(Kind.CARD,), deck=deck)
 
     order = []
     for _ in range(4):
         entry = next_entry(user=learner, scope=scope, now=NOW)
         order.append(entry.item)
-        rate_card(learner, entry.item, Rating.EASY)
+        rate_item(learner, entry.item, Rating.EASY, at=NOW)
 
     assert order == [weak, strong, first_new, learning]  # second_new waits: the daily limit is 2
     assert next_entry(user=learner, scope=scope, now=NOW) is None
@@ -187,7 +178,7 @@ def test_new_cards_stop_at_the_daily_limit(learner):
     deck = make_deck(cards=3)
     scope = Scope(kinds=(Kind.CARD,), deck=deck)
     for _ in range(2):
-        rate_card(learner, next_entry(user=learner, scope=scope, now=NOW).item, Rating.EASY)
+        rate_item(learner, next_entry(user=learner, scope=scope, now=NOW).item, Rating.EASY, at=NOW)
 
     assert next_entry(user=learner, scope=scope, now=NOW) is None
     status = queue.queue_status(user=learner, scope=scope, now=NOW)
@@ -202,7 +193,7 @@ def test_the_daily_limit_resets_at_midnight_in_the_learners_time_zone(learner):
     deck = make_deck(cards=3)
     scope = Scope(kinds=(Kind.CARD,), deck=deck)
     late_evening = datetime(2026, 3, 10, 14, 30, tzinfo=timezone.utc)  # 23:30 in Tokyo
-    rate_card(learner, deck.cards.get(position=1), Rating.EASY, now=late_evening)
+    rate_item(learner, deck.cards.get(position=1), Rating.EASY, at=late_evening)
 
     assert next_entry(user=learner, scope=scope, now=late_evening + timedelta(minutes=20)) is None  # 23:50
     after_midnight = next_entry(user=learner, scope=scope, now=late_evening + timedelta(minutes=40))  # 00:10
@@ -215,14 +206,14 @@ def test_utc_midnight_does_not_reset_the_limit_for_a_learner_elsewhere(learner):
     learner.save()
     deck = make_deck(cards=2)
     scope = Scope(kinds=(Kind.CARD,), deck=deck)
-    rate_card(learner, deck.cards.get(position=1), Rating.EASY, now=datetime(2026, 3, 6, 23, 0, tzinfo=timezone.utc))
+    rate_item(learner, deck.cards.get(position=1), Rating.EASY, at=datetime(2026, 3, 6, 23, 0, tzinfo=timezone.utc))
 
     assert next_entry(user=learner, scope=scope, now=datetime(2026, 3, 7, 1, 0, tzinfo=timezone.utc)) is None
 
 
 def test_one_learners_study_does_not_touch_anothers_queue(learner, other_learner):
     deck = make_deck(cards=1)
-    rate_card(other_learner, deck.cards.get(), Rating.EASY)
+    rate_item(other_learner, deck.cards.get(), Rating.EASY, at=NOW)
 
     entry = next_entry(user=learner, scope=Scope(kinds=(Kind.CARD,), deck=deck), now=NOW)
 
@@ -262,7 +253,7 @@ def test_recall_in_sql_at_the_very_moment_of_the_review_is_one(learner):
     # Real clocks have fractions of a day that floats cannot hold exactly: try many.
     moments = [NOW + timedelta(seconds=n * 3917, microseconds=n * 104729 % 10**6) for n in range(len(cards))]
     for card, moment in zip(cards, moments):
-        rate_card(learner, card, Rating.AGAIN, now=moment)  # learning: a small stability
+        rate_item(learner, card, Rating.AGAIN, at=moment)  # learning: a small stability
 
     for card, moment in zip(cards, moments):
         expression = scheduling.recall_expression(moment)

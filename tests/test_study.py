@@ -11,9 +11,9 @@ from django.utils import timezone
 
 from quiz.models import Attempt, MemoryState, ReviewLog
 from quiz.study import answers, queue, scheduling
-from tests.factories import make_deck, make_question_set, start_attempt, wrong_number
+from tests.factories import make_deck, make_question_set, start_attempt
+from tests.helpers import HTMX, rate_shown_card, shown_item_id, wrong_number
 
-HTMX = {"HTTP_HX_REQUEST": "true"}
 Kind = MemoryState.Kind
 
 
@@ -24,15 +24,6 @@ def deck(db):
 
 def study_url(deck):
     return reverse("study_deck", args=[deck.pk])
-
-
-def shown_card_id(html):
-    return int(re.search(r'name="item" value="(\d+)"', html).group(1))
-
-
-def rate_shown(client, deck, rating=3, **extra):
-    card_id = shown_card_id(client.get(study_url(deck)).content.decode())
-    return card_id, client.post(study_url(deck), {"item": card_id, "rating": rating}, **extra)
 
 
 # --- Deck page ---------------------------------------------------------------------------------
@@ -71,24 +62,24 @@ def test_the_study_screen_shows_the_front_with_the_back_behind_a_flip(learner_cl
 
 
 def test_rating_saves_a_review_and_shows_the_next_card(learner_client, learner, deck):
-    card_id, response = rate_shown(learner_client, deck, rating=3)
+    card_id, response = rate_shown_card(learner_client, deck, rating=3)
 
     assert response.status_code == 302 and response.url == study_url(deck)
     review = ReviewLog.objects.get(user=learner)
     assert (review.memory.card_id, review.rating, review.source) == (card_id, 3, "study")
-    assert shown_card_id(learner_client.get(study_url(deck)).content.decode()) != card_id
+    assert shown_item_id(learner_client.get(study_url(deck)).content.decode()) != card_id
 
 
 def test_rating_with_htmx_swaps_in_the_next_card(learner_client, deck):
-    card_id, response = rate_shown(learner_client, deck, follow=True, **HTMX)
+    card_id, response = rate_shown_card(learner_client, deck, follow=True, **HTMX)
 
     html = response.content.decode()
     assert html.lstrip().startswith('<section id="study-item"')
-    assert shown_card_id(html) != card_id
+    assert shown_item_id(html) != card_id
 
 
 def test_a_double_submit_records_one_review(learner_client, learner, deck):
-    card_id = shown_card_id(learner_client.get(study_url(deck)).content.decode())
+    card_id = shown_item_id(learner_client.get(study_url(deck)).content.decode())
 
     learner_client.post(study_url(deck), {"item": card_id, "rating": 3})
     second = learner_client.post(study_url(deck), {"item": card_id, "rating": 3})
@@ -98,7 +89,7 @@ def test_a_double_submit_records_one_review(learner_client, learner, deck):
 
 
 def test_rating_a_card_that_is_not_the_one_shown_is_refused(learner_client, learner, deck):
-    shown = shown_card_id(learner_client.get(study_url(deck)).content.decode())
+    shown = shown_item_id(learner_client.get(study_url(deck)).content.decode())
     other = deck.cards.exclude(pk=shown).first()
 
     response = learner_client.post(study_url(deck), {"item": other.pk, "rating": 4})
@@ -109,7 +100,7 @@ def test_rating_a_card_that_is_not_the_one_shown_is_refused(learner_client, lear
 
 
 def test_rating_a_card_shown_to_someone_else_is_refused(learner_client, other_client, deck):
-    shown = shown_card_id(learner_client.get(study_url(deck)).content.decode())
+    shown = shown_item_id(learner_client.get(study_url(deck)).content.decode())
 
     response = other_client.post(study_url(deck), {"item": shown, "rating": 4})
 
@@ -119,7 +110,7 @@ def test_rating_a_card_shown_to_someone_else_is_refused(learner_client, other_cl
 
 @pytest.mark.parametrize("rating", ["0", "5", "good", ""])
 def test_a_malformed_rating_is_refused(learner_client, deck, rating):
-    card_id = shown_card_id(learner_client.get(study_url(deck)).content.decode())
+    card_id = shown_item_id(learner_client.get(study_url(deck)).content.decode())
 
     response = learner_client.post(study_url(deck), {"item": card_id, "rating": rating})
 
@@ -129,7 +120,7 @@ def test_a_malformed_rating_is_refused(learner_client, deck, rating):
 
 
 def test_the_duration_is_stored_and_capped(learner_client, learner, deck):
-    card_id = shown_card_id(learner_client.get(study_url(deck)).content.decode())
+    card_id = shown_item_id(learner_client.get(study_url(deck)).content.decode())
 
     learner_client.post(study_url(deck), {"item": card_id, "rating": 3, "duration_ms": 10**9})
 
@@ -137,16 +128,16 @@ def test_the_duration_is_stored_and_capped(learner_client, learner, deck):
 
 
 def test_reload_shows_the_same_card(learner_client, deck):
-    first = shown_card_id(learner_client.get(study_url(deck)).content.decode())
+    first = shown_item_id(learner_client.get(study_url(deck)).content.decode())
 
-    assert shown_card_id(learner_client.get(study_url(deck)).content.decode()) == first
+    assert shown_item_id(learner_client.get(study_url(deck)).content.decode()) == first
 
 
 def test_when_nothing_is_left_it_says_when_the_next_card_is_due(learner_client, learner, deck):
     learner.new_cards_per_day = 3
     learner.save()
     for _ in range(3):
-        rate_shown(learner_client, deck, rating=4)
+        rate_shown_card(learner_client, deck, rating=4)
 
     html = learner_client.get(study_url(deck)).content.decode()
 
@@ -166,18 +157,18 @@ def undo_form(html):
 
 
 def test_undo_restores_the_card_and_shows_it_again(learner_client, learner, deck):
-    card_id, _ = rate_shown(learner_client, deck, rating=1)
+    card_id, _ = rate_shown_card(learner_client, deck, rating=1)
     form = undo_form(learner_client.get(study_url(deck)).content.decode())
 
     response = learner_client.post(reverse("undo"), form, follow=True)
 
     assert not ReviewLog.objects.exists() and not MemoryState.objects.exists()
-    assert shown_card_id(response.content.decode()) == card_id
+    assert shown_item_id(response.content.decode()) == card_id
 
 
 def test_a_double_click_on_undo_undoes_one_rating(learner_client, learner, deck):
-    rate_shown(learner_client, deck, rating=3)
-    rate_shown(learner_client, deck, rating=3)
+    rate_shown_card(learner_client, deck, rating=3)
+    rate_shown_card(learner_client, deck, rating=3)
     form = undo_form(learner_client.get(study_url(deck)).content.decode())
 
     learner_client.post(reverse("undo"), form)
@@ -197,7 +188,7 @@ def test_undo_with_nothing_to_undo_says_so(learner_client, deck):
 
 
 def test_undo_only_touches_my_own_reviews(learner_client, other_client, other_learner, deck):
-    rate_shown(other_client, deck)
+    rate_shown_card(other_client, deck)
 
     their_review = ReviewLog.objects.get(user=other_learner)
 
@@ -275,10 +266,10 @@ def test_review_due_mixes_due_cards_and_questions(learner_client, learner, deck)
         html = learner_client.get(reverse("review_due")).content.decode()
         if "<details" in html:
             kinds.add("card")
-            learner_client.post(reverse("review_due"), {"item": shown_card_id(html), "rating": 3})
+            learner_client.post(reverse("review_due"), {"item": shown_item_id(html), "rating": 3})
         else:
             kinds.add("question")
-            learner_client.post(reverse("review_due"), {"item": shown_card_id(html), "choice": 1})
+            learner_client.post(reverse("review_due"), {"item": shown_item_id(html), "choice": 1})
 
     assert kinds == {"card", "question"}
     assert "All caught up" in learner_client.get(reverse("review_due")).content.decode()
@@ -301,7 +292,7 @@ def test_a_drill_statement_does_not_say_whether_it_is_a_myth(learner_client, dec
 
 def test_answering_the_drill_grades_against_the_statement_shown(learner_client, learner, deck):
     html = learner_client.get(drill_url(deck)).content.decode()
-    card = deck.cards.get(pk=shown_card_id(html))
+    card = deck.cards.get(pk=shown_item_id(html))
     is_myth = card.misconception in html
 
     response = learner_client.post(drill_url(deck), {"item": card.pk, "answer": "myth" if is_myth else "fact"}, follow=True)
@@ -315,7 +306,7 @@ def test_answering_the_drill_grades_against_the_statement_shown(learner_client, 
 
 
 def test_a_repeated_drill_answer_is_refused(learner_client, deck):
-    card_id = shown_card_id(learner_client.get(drill_url(deck)).content.decode())
+    card_id = shown_item_id(learner_client.get(drill_url(deck)).content.decode())
     learner_client.post(drill_url(deck), {"item": card_id, "answer": "myth"})
 
     response = learner_client.post(drill_url(deck), {"item": card_id, "answer": "fact"})

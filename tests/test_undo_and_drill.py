@@ -12,15 +12,12 @@ from quiz.study import scheduling
 from quiz.study.queue import Scope, next_entry
 from quiz.study.scheduling import last_undoable, rate, undo_last
 from tests.factories import make_deck, make_question_set
+from tests.helpers import rate_item
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 Kind = MemoryState.Kind
 Rating = ReviewLog.Rating
 Source = ReviewLog.Source
-
-
-def rate_card(user, card, rating, now=NOW, source=Source.STUDY, kind=Kind.CARD):
-    return rate(user=user, kind=kind, item=card, rating=rating, source=source, now=now)
 
 
 def deck_scope(deck):
@@ -43,7 +40,7 @@ def test_a_cards_second_statement_never_follows_its_first_while_others_are_unsee
     # A second a statement, so nothing rated Good comes back due: each entry is a new statement.
     while (entry := next_entry(user=learner, scope=scope, now=now, rng=rng)) is not None:
         shown.append((entry.item.pk, entry.kind))
-        rate_card(learner, entry.item, Rating.GOOD, now=now, source=Source.DRILL, kind=entry.kind)
+        rate_item(learner, entry.item, Rating.GOOD, at=now, source=Source.DRILL, kind=entry.kind)
         now += timedelta(seconds=1)
 
     assert sorted(shown) == sorted((card.pk, kind) for card in deck.cards.all() for kind in (Kind.MYTH, Kind.FACT))
@@ -63,7 +60,7 @@ def test_a_new_drill_statement_takes_three_queries_however_many_cards(learner, d
     deck = make_deck(cards=30)
     scope = Scope(kinds=(Kind.MYTH, Kind.FACT), deck=deck)
     for card in deck.cards.all()[:10]:
-        rate_card(learner, card, Rating.GOOD, source=Source.DRILL, kind=Kind.MYTH)
+        rate_item(learner, card, Rating.GOOD, at=NOW, source=Source.DRILL, kind=Kind.MYTH)
 
     # due reviews; the candidate cards with what has been drilled of each; the chosen card
     with django_assert_num_queries(3):
@@ -77,8 +74,8 @@ def test_a_new_drill_statement_takes_three_queries_however_many_cards(learner, d
 def test_undo_in_one_decks_session_never_undoes_another_decks_rating(learner):
     deck_a, deck_b = make_deck(cards=1), make_deck(cards=1)
     card_a, card_b = deck_a.cards.get(), deck_b.cards.get()
-    rate_card(learner, card_a, Rating.GOOD)
-    rate_card(learner, card_b, Rating.GOOD, now=NOW + timedelta(minutes=1))  # the learner's latest rating
+    rate_item(learner, card_a, Rating.GOOD, at=NOW)
+    rate_item(learner, card_b, Rating.GOOD, at=NOW + timedelta(minutes=1))  # the learner's latest rating
 
     undone = undo_last(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck_a))
 
@@ -89,7 +86,7 @@ def test_undo_in_one_decks_session_never_undoes_another_decks_rating(learner):
 
 def test_undo_in_a_deck_with_nothing_of_its_own_to_undo_does_nothing(learner):
     deck_a, deck_b = make_deck(cards=1), make_deck(cards=1)
-    rate_card(learner, deck_b.cards.get(), Rating.GOOD)
+    rate_item(learner, deck_b.cards.get(), Rating.GOOD, at=NOW)
 
     assert last_undoable(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck_a)) is None
     assert undo_last(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck_a)) is None
@@ -98,7 +95,7 @@ def test_undo_in_a_deck_with_nothing_of_its_own_to_undo_does_nothing(learner):
 
 def test_undo_never_reaches_another_learners_rating(learner, other_learner):
     deck = make_deck(cards=1)
-    rate_card(other_learner, deck.cards.get(), Rating.GOOD)
+    rate_item(other_learner, deck.cards.get(), Rating.GOOD, at=NOW)
 
     assert undo_last(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck)) is None
     assert ReviewLog.objects.count() == 1
@@ -109,7 +106,7 @@ def test_in_the_review_session_nothing_is_undoable_after_a_question_answer(learn
     card = make_deck(cards=1).cards.get()
     question = make_question_set(questions=1).questions.get()
     scope = Scope(kinds=MemoryState.REVIEW_KINDS, include_new=False)
-    rate_card(learner, card, Rating.GOOD)
+    rate_item(learner, card, Rating.GOOD, at=NOW)
     rate(user=learner, kind=Kind.QUESTION, item=question, rating=Rating.AGAIN, source=source, now=NOW + timedelta(minutes=1))
     before = snapshot_of(learner, card)
 
@@ -124,7 +121,7 @@ def test_in_the_review_session_the_last_flashcard_rating_is_undoable(learner):
     question = make_question_set(questions=1).questions.get()
     scope = Scope(kinds=MemoryState.REVIEW_KINDS, include_new=False)
     rate(user=learner, kind=Kind.QUESTION, item=question, rating=Rating.GOOD, source=Source.REVIEW, now=NOW)
-    latest = rate_card(learner, card, Rating.GOOD, now=NOW + timedelta(minutes=1))
+    latest = rate_item(learner, card, Rating.GOOD, at=NOW + timedelta(minutes=1))
 
     assert last_undoable(user=learner, sources=(Source.STUDY,), scope=scope) == latest
 
@@ -132,9 +129,9 @@ def test_in_the_review_session_the_last_flashcard_rating_is_undoable(learner):
 def test_two_undos_of_the_same_review_undo_once(learner):
     deck = make_deck(cards=1)
     card = deck.cards.get()
-    kept = rate_card(learner, card, Rating.GOOD)
+    kept = rate_item(learner, card, Rating.GOOD, at=NOW)
     after_first = snapshot_of(learner, card)
-    rate_card(learner, card, Rating.HARD, now=NOW + timedelta(minutes=11))
+    rate_item(learner, card, Rating.HARD, at=NOW + timedelta(minutes=11))
     offered = last_undoable(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck))
 
     first = undo_last(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck), review_id=offered.pk)
@@ -148,8 +145,8 @@ def test_two_undos_of_the_same_review_undo_once(learner):
 def test_undo_of_a_review_that_is_no_longer_the_last_does_nothing(learner):
     deck = make_deck(cards=2)
     first_card, second_card = deck.cards.order_by("position")
-    stale = rate_card(learner, first_card, Rating.GOOD)
-    rate_card(learner, second_card, Rating.GOOD, now=NOW + timedelta(minutes=1))
+    stale = rate_item(learner, first_card, Rating.GOOD, at=NOW)
+    rate_item(learner, second_card, Rating.GOOD, at=NOW + timedelta(minutes=1))
 
     assert undo_last(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck), review_id=stale.pk) is None
     assert ReviewLog.objects.count() == 2
@@ -158,10 +155,10 @@ def test_undo_of_a_review_that_is_no_longer_the_last_does_nothing(learner):
 def test_a_rating_that_lands_before_the_undo_writes_makes_it_change_nothing(learner):
     deck = make_deck(cards=1)
     card = deck.cards.get()
-    rate_card(learner, card, Rating.GOOD)
-    rate_card(learner, card, Rating.AGAIN, now=NOW + timedelta(minutes=11))
+    rate_item(learner, card, Rating.GOOD, at=NOW)
+    rate_item(learner, card, Rating.AGAIN, at=NOW + timedelta(minutes=11))
     seen_by_undo = last_undoable(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck))
-    rate_card(learner, card, Rating.GOOD, now=NOW + timedelta(minutes=12))  # another tab, meanwhile
+    rate_item(learner, card, Rating.GOOD, at=NOW + timedelta(minutes=12))  # another tab, meanwhile
     before = snapshot_of(learner, card)
 
     with mock.patch.object(scheduling, "last_undoable", return_value=seen_by_undo):
@@ -175,9 +172,9 @@ def test_a_rating_that_lands_before_the_undo_writes_makes_it_change_nothing(lear
 def test_a_rating_that_lands_before_undoing_a_first_rating_keeps_the_card(learner):
     deck = make_deck(cards=1)
     card = deck.cards.get()
-    rate_card(learner, card, Rating.GOOD)
+    rate_item(learner, card, Rating.GOOD, at=NOW)
     seen_by_undo = last_undoable(user=learner, sources=(Source.STUDY,), scope=deck_scope(deck))
-    rate_card(learner, card, Rating.GOOD, now=NOW + timedelta(minutes=11))
+    rate_item(learner, card, Rating.GOOD, at=NOW + timedelta(minutes=11))
     before = snapshot_of(learner, card)
 
     with mock.patch.object(scheduling, "last_undoable", return_value=seen_by_undo):
