@@ -61,8 +61,10 @@ def test_an_instructor_creates_a_class_with_a_join_code(teacher_client, teacher)
 
 
 def test_a_class_needs_a_name(teacher_client, teacher):
-    teacher_client.post(reverse("create_classroom"), {"name": ""})
+    response = teacher_client.post(reverse("create_classroom"), {"name": ""}, follow=True)
 
+    assert response.status_code == 200
+    assert "This field is required." in response.content.decode()
     assert not Classroom.objects.exists()
 
 

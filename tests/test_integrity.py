@@ -56,8 +56,10 @@ def test_the_htmx_question_fragment_does_not_reveal_the_correct_choice(learner_c
 def test_a_rejected_answer_does_not_reveal_the_correct_choice(learner_client, learner, question_set):
     attempt = start_attempt(learner, question_set)
 
-    html = learner_client.post(question_url(attempt, 1), {"choice": "999999"}).content.decode()
+    response = learner_client.post(question_url(attempt, 1), {"choice": "999999"})
+    html = response.content.decode()
 
+    assert response.status_code == 400 and attempt.slots.get(position=1).stem in html  # the question again
     assert "correct answer" not in html.lower()
     assert attempt.slots.get(position=1).question.explanation not in html
 
@@ -67,6 +69,7 @@ def test_the_results_of_an_unfinished_attempt_are_not_shown(learner_client, lear
 
     response = learner_client.get(reverse("attempt_results", args=[attempt.pk]), follow=True)
 
+    assert response.redirect_chain[-1][0] == question_url(attempt, 1)  # back to the first open question
     assert "Explanation" not in response.content.decode()
 
 

@@ -77,16 +77,18 @@ URLS = {
     "learner_attempts": ("instructor_of", "get", lambda w: [w["assignment"].pk, w["learner"].pk], None),
     "item_analysis": ("instructor_of", "get", lambda w: [w["assignment"].pk], None),
     "instructor_attempt_review": ("instructor_of", "get", lambda w: [w["assigned_attempt"].pk], None),
-}
-
-# Pages of the dashboard and history (issue 4) are listed in DASHBOARD_URLS below.
-DASHBOARD_URLS = {
     "exam_settings": ("signed_in", "post", lambda w: [], lambda w: {"exam_date": "2099-01-31", "target_retention": "90"}),
     "topic_quiz": ("signed_in", "post", lambda w: [w["topic"].pk], lambda w: {}),
     "card_history": ("signed_in", "get", lambda w: [], None),
     "download_history": ("signed_in", "get", lambda w: [], None),
 }
-URLS.update(DASHBOARD_URLS)
+
+# Pages that are also the target of their own form (GET shows it, POST submits it); every
+# other page is GET-only and must say so.
+PAGES_WITH_A_FORM = {
+    "signup", "attempt_question", "study_deck", "review_due", "drill", "study_settings", "join_class",
+    "join_class_with_code", "new_pool", "pool", "new_assignment", "assignment",
+}
 
 
 def app_url_names():
@@ -174,3 +176,13 @@ def test_actions_refuse_get(world, name):
     client = client_for(world, "owner" if kind.startswith("instructor") else "learner")
 
     assert client.get(reverse(name, args=args(world))).status_code == 405
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n, spec in URLS.items() if spec[1] == "get" and n not in PAGES_WITH_A_FORM)
+)
+def test_pages_refuse_post(world, name):
+    kind, _, args, _ = URLS[name]
+    client = client_for(world, "owner" if kind.startswith("instructor") else "learner")
+
+    assert client.post(reverse(name, args=args(world))).status_code == 405

@@ -225,3 +225,14 @@ def test_learner_pages_need_a_login(client, learner, question_set, page):
 
     assert response.status_code == 302
     assert response.url.startswith(reverse("login"))
+
+
+def test_a_page_and_its_htmx_partial_say_they_vary_on_the_htmx_header(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    url = question_url(attempt, 1)
+
+    page, fragment = learner_client.get(url), learner_client.get(url, **HTMX)
+
+    assert "<html" in page.content.decode() and "<html" not in fragment.content.decode()
+    for response in (page, fragment):
+        assert "HX-Request" in response["Vary"]

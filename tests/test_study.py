@@ -178,7 +178,10 @@ def test_a_double_click_on_undo_undoes_one_rating(learner_client, learner, deck)
 
 
 def test_there_is_no_undo_button_before_any_rating(learner_client, deck):
-    assert 'name="review"' not in learner_client.get(study_url(deck)).content.decode()
+    html = learner_client.get(study_url(deck)).content.decode()
+
+    assert shown_item_id(html) in set(deck.cards.values_list("pk", flat=True))  # a card is shown...
+    assert 'name="review"' not in html  # ...with no Undo
 
 
 def test_undo_with_nothing_to_undo_says_so(learner_client, deck):
@@ -255,6 +258,7 @@ def test_the_answer_page_ignores_an_outside_next_url(learner_client, learner):
     html = learner_client.get(reverse("review_answer", args=[review.pk]) + "?next=https://evil.example/").content.decode()
 
     assert "evil.example" not in html
+    assert f'href="{reverse("review_due")}"' in html  # Next goes back to the review session
 
 
 def test_review_due_mixes_due_cards_and_questions(learner_client, learner, deck):
