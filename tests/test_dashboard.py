@@ -316,7 +316,7 @@ def _add_history(user, answers):
 
 
 def test_the_dashboard_runs_the_same_queries_with_10_and_10000_answers(
-    client, learner, other_learner, clock, django_assert_max_num_queries
+    client, learner, other_learner, clock, django_assert_num_queries
 ):
     client.force_login(learner)
     _add_history(learner, 10)
@@ -333,7 +333,7 @@ def test_the_dashboard_runs_the_same_queries_with_10_and_10000_answers(
     # attempts; the learner's assignments (their overrides are one more query when there are
     # any); quiz answers whose feedback became visible since the last visit, to schedule
     # (none here)
-    with django_assert_max_num_queries(AUTH + 14):
+    with django_assert_num_queries(AUTH + 14):
         client.get(reverse("home"))
 
 

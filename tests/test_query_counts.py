@@ -1,8 +1,7 @@
 """Every page runs a small, fixed number of queries, whatever the amount of data.
 
-Each test pins the count with django_assert_max_num_queries, or django_assert_num_queries
-where it is exact (a comment names each query), and checks that the count is the same with
-little and with a lot of data.
+Each test pins the page's exact count with django_assert_num_queries (a comment names each
+query) and checks that the count is the same with little and with a lot of data.
 """
 
 import pytest
@@ -46,13 +45,13 @@ def test_home_for_a_learner(learner_client, learner, django_assert_num_queries):
         learner_client.get(reverse("home"))
 
 
-def test_home_for_a_visitor(client, db, django_assert_max_num_queries):
+def test_home_for_a_visitor(client, db, django_assert_num_queries):
     make_question_set()
-    with django_assert_max_num_queries(2):  # sets with counts; decks
+    with django_assert_num_queries(2):  # sets with counts; decks
         client.get(reverse("home"))
 
 
-def test_my_attempts(learner_client, learner, question_set, django_assert_max_num_queries):
+def test_my_attempts(learner_client, learner, question_set, django_assert_num_queries):
     add_finished_attempts(learner, question_set, 1)
     few = count_queries(learner_client, reverse("attempt_list"))
     add_finished_attempts(learner, question_set, 999)
@@ -60,64 +59,64 @@ def test_my_attempts(learner_client, learner, question_set, django_assert_max_nu
 
     assert few == many
     # sets for the filter form; count for the paginator; one page of attempts with sets
-    with django_assert_max_num_queries(AUTH + 3):
+    with django_assert_num_queries(AUTH + 3):
         learner_client.get(reverse("attempt_list"))
 
 
 @pytest.mark.parametrize("questions", [3, 30])
-def test_question_page(learner_client, learner, questions, django_assert_max_num_queries):
+def test_question_page(learner_client, learner, questions, django_assert_num_queries):
     attempt = start_attempt(learner, make_question_set(questions=questions))
     add_finished_attempts(learner, attempt.question_set, 50)
     # attempt with its set and user; the slot with its question
-    with django_assert_max_num_queries(AUTH + 2):
+    with django_assert_num_queries(AUTH + 2):
         response = learner_client.get(reverse("attempt_question", args=[attempt.pk, 2]))
     assert response.status_code == 200
 
 
 @pytest.mark.parametrize("questions", [3, 30])
-def test_answering(learner_client, learner, questions, django_assert_max_num_queries):
+def test_answering(learner_client, learner, questions, django_assert_num_queries):
     attempt = start_attempt(learner, make_question_set(questions=questions))
     number = correct_number(attempt.slots.get(position=1))
     # attempt with set and user; slot; two savepoints, attempt lock, time of the last answer,
     # the guarded update, "any question left?", release, the slot's answer re-read; then, in
     # a savepoint, the slot claimed for scheduling and the question's memory state: read,
     # savepoint, insert, review log row, releases
-    with django_assert_max_num_queries(AUTH + 19):
+    with django_assert_num_queries(AUTH + 19):
         response = learner_client.post(reverse("attempt_question", args=[attempt.pk, 1]), {"choice": number})
     assert response.status_code == 302
 
 
 @pytest.mark.parametrize("questions", [3, 30])
-def test_results_page(learner_client, learner, questions, django_assert_max_num_queries):
+def test_results_page(learner_client, learner, questions, django_assert_num_queries):
     attempt = answer_all(start_attempt(learner, make_question_set(questions=questions)))
     # attempt with its set and user; slots with their questions (for the explanations)
-    with django_assert_max_num_queries(AUTH + 2):
+    with django_assert_num_queries(AUTH + 2):
         response = learner_client.get(reverse("attempt_results", args=[attempt.pk]))
     assert response.status_code == 200
 
 
-def test_the_feedback_page_and_the_attempt_redirect(learner_client, learner, django_assert_max_num_queries):
+def test_the_feedback_page_and_the_attempt_redirect(learner_client, learner, django_assert_num_queries):
     attempt = start_attempt(learner, make_question_set(questions=30))
     add_finished_attempts(learner, attempt.question_set, 200)
     answer_all(attempt, right=1)
     unfinished = start_attempt(learner, make_question_set(questions=30))
     # attempt with set and user; the slot with its question
-    with django_assert_max_num_queries(AUTH + 2):
+    with django_assert_num_queries(AUTH + 2):
         assert learner_client.get(reverse("attempt_question", args=[attempt.pk, 1])).status_code == 200
     # attempt; deadline check needs none; the first unanswered slot
-    with django_assert_max_num_queries(AUTH + 2):
+    with django_assert_num_queries(AUTH + 2):
         assert learner_client.get(reverse("attempt", args=[unfinished.pk])).status_code == 302
 
 
-def test_starting_an_attempt(learner_client, learner, django_assert_max_num_queries):
+def test_starting_an_attempt(learner_client, learner, django_assert_num_queries):
     question_set = make_question_set(questions=30)
     add_finished_attempts(learner, question_set, 200)
     # the set; has questions?; open attempt?; questions; their choices; savepoint, attempt, slots, release
-    with django_assert_max_num_queries(AUTH + 9):
+    with django_assert_num_queries(AUTH + 9):
         assert learner_client.post(reverse("start_attempt", args=[question_set.pk])).status_code == 302
 
 
 @pytest.mark.parametrize("name", ["login", "signup"])
-def test_account_pages(client, db, name, django_assert_max_num_queries):
-    with django_assert_max_num_queries(0):  # no session yet, no user, nothing to look up
+def test_account_pages(client, db, name, django_assert_num_queries):
+    with django_assert_num_queries(0):  # no session yet, no user, nothing to look up
         assert client.get(reverse(name)).status_code == 200
