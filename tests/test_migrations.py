@@ -67,11 +67,36 @@ def history_at_the_old_schema(apps):
     )
 
 
+def rows_the_old_admin_let_through(apps):
+    """What today's checks refuse but the old admin saved: they must be mended, not lost."""
+    User = apps.get_model("quiz", "User")
+    User.objects.filter(username="alice").update(target_retention=90)  # a percentage typed in the admin
+    learner = User.objects.get(username="alice")
+    assignment = apps.get_model("quiz", "Assignment").objects.get()
+    apps.get_model("quiz", "AssignmentOverride").objects.create(
+        assignment=assignment, learner=learner, opens_at=T0 + timedelta(days=2), due_at=T0 + timedelta(days=1)
+    )
+    apps.get_model("quiz", "Attempt").objects.filter(user=learner).update(correct_count=5)
+    apps.get_model("quiz", "AttemptQuestion").objects.filter(position=2).update(answered_at=None)
+    staff = User.objects.create(username="support", is_staff=True)
+    Permission = apps.get_model("auth", "Permission")
+    ContentType = apps.get_model("contenttypes", "ContentType")
+    # A database made at the old main has no permissions under the new names yet.
+    Permission.objects.filter(codename__endswith="_questionpool").delete()
+    content_type, _ = ContentType.objects.get_or_create(app_label="quiz", model="quizset")
+    permission, _ = Permission.objects.get_or_create(
+        content_type=content_type, codename="change_quizset", defaults={"name": "Can change quiz set"}
+    )
+    staff.user_permissions.add(permission)
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_database_from_before_the_renames_migrates_with_every_row():
     head = latest()
     try:
-        history_at_the_old_schema(migrate(BEFORE_RENAMES))
+        old = migrate(BEFORE_RENAMES)
+        history_at_the_old_schema(old)
+        rows_the_old_admin_let_through(old)
         apps = migrate(head)
 
         ReviewLog = apps.get_model("quiz", "ReviewLog")
@@ -83,10 +108,17 @@ def test_a_database_from_before_the_renames_migrates_with_every_row():
         assert [(s.question.key, s.is_correct, s.chosen_choice.text) for s in slots] == [
             ("q1", True, "Choice 1.0"), ("q2", False, "Choice 2.1"),
         ]
-        assert slots[0].attempt.correct_count == 1
+        assert slots[0].attempt.correct_count == 2  # was 5 of 2 questions: capped at the count
+        assert slots[1].answered_at == slots[1].attempt.finished_at  # completed from the slot's own pick
         assignment = Assignment.objects.get()
         assert assignment.pool.title == "Week 1"
         assert list(assignment.pool.entries.order_by("position").values_list("question__key", flat=True)) == ["q1", "q2"]
-        assert apps.get_model("quiz", "User").objects.get(username="alice").enrollments.count() == 1
+        alice = apps.get_model("quiz", "User").objects.get(username="alice")
+        assert alice.enrollments.count() == 1
+        assert alice.target_retention == 0.99
+        override = apps.get_model("quiz", "AssignmentOverride").objects.get()
+        assert (override.opens_at, override.due_at) == (None, T0 + timedelta(days=1))
+        support = apps.get_model("quiz", "User").objects.get(username="support")
+        assert list(support.user_permissions.values_list("codename", flat=True)) == ["change_questionpool"]
     finally:
         migrate(head)  # leave the schema as the other tests expect it
