@@ -91,6 +91,8 @@ class ChoiceInline(admin.TabularInline):
 
 @admin.register(Question)
 class QuestionAdmin(admin.ModelAdmin):
+    # The models order by *_id (no join by default); people read the list by set title.
+    ordering = ("question_set__title", "position")
     list_display = ("key", "short_stem", "question_set", "position", "updated_at")
     list_filter = ("question_set", "topics")
     list_select_related = ("question_set",)
@@ -156,6 +158,7 @@ class DeckAdmin(admin.ModelAdmin):
 
 @admin.register(Card)
 class CardAdmin(admin.ModelAdmin):
+    ordering = ("deck__title", "position")
     list_display = ("key", "short_front", "deck", "position", "updated_at")
     list_filter = ("deck", "topics")
     list_select_related = ("deck",)
@@ -238,7 +241,7 @@ class MemoryStateAdmin(ReadOnlyAdmin):
 
 
 @admin.register(ReviewLog)
-class ReviewAdmin(ReadOnlyAdmin):
+class ReviewLogAdmin(ReadOnlyAdmin):
     # No deleting single reviews either: undo restores the memory state from the log, so a
     # hole in the log would make the scheduler's history inconsistent.
     list_display = ("user", "rating", "source", "kind", "reviewed_at", "due_after", "was_new", "duration_ms")
@@ -265,6 +268,7 @@ class TopicAdmin(admin.ModelAdmin):
 
 class EnrollmentInline(admin.TabularInline):
     model = Enrollment
+    ordering = ("learner__username",)
     extra = 0
     raw_id_fields = ("learner",)
 

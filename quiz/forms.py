@@ -120,7 +120,7 @@ class QuestionPoolForm(forms.ModelForm):
 
 
 class BankFilterForm(forms.Form):
-    """Filters for the question bank in the quiz-set builder (all optional)."""
+    """Filters for the question bank in the question-pool builder (all optional)."""
 
     question_set = forms.ModelChoiceField(queryset=QuestionSet.objects.all(), required=False, label="Source set")
     topic = forms.ModelChoiceField(queryset=Topic.objects.all(), required=False)

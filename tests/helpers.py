@@ -81,7 +81,10 @@ def rate_shown_card(client, deck, rating=3, **extra):
 
 
 def answer_at(attempt, slot, right, at):
-    """Answer one slot of an attempt at a fixed moment, as the quiz page does."""
+    """Answer one slot (or the slot at this position) of an attempt at a fixed moment, as the
+    quiz page does."""
     from quiz.study.answers import submit_answer
 
+    if isinstance(slot, int):
+        slot = attempt.slots.get(position=slot)
     return submit_answer(attempt=attempt, slot=slot, number=correct_number(slot) if right else wrong_number(slot), now=at)

@@ -13,23 +13,17 @@ from django.db import connection
 from django.urls import reverse
 
 from quiz.models import Attempt, AttemptSlot, ReviewLog
-from quiz.study import answers
 from quiz.study.catch_up import catch_up_learner
 from quiz.teaching import rules
 from tests.class_factories import NOW, make_assignment, make_classroom
 from tests.factories import make_question_set, start_attempt
-from tests.helpers import correct_number, wrong_number
-
-
-def answer(attempt, position, right, now=NOW):
-    slot = attempt.slots.get(position=position)
-    answers.submit_answer(attempt=attempt, slot=slot, number=correct_number(slot) if right else wrong_number(slot), now=now)
+from tests.helpers import answer_at
 
 
 def test_immediate_feedback_schedules_each_answer_at_once(learner):
     attempt = start_attempt(learner, make_question_set(questions=2))
 
-    answer(attempt, 1, right=False)
+    answer_at(attempt, 1, right=False, at=NOW)
 
     assert ReviewLog.objects.filter(user=learner, source="quiz").count() == 1
 
@@ -37,7 +31,7 @@ def test_immediate_feedback_schedules_each_answer_at_once(learner):
 def test_deferred_feedback_schedules_nothing_until_the_attempt_ends(learner, learner_client):
     attempt = start_attempt(learner, make_question_set(questions=2), feedback=Attempt.Feedback.DEFERRED)
 
-    answer(attempt, 1, right=False)
+    answer_at(attempt, 1, right=False, at=NOW)
 
     assert not ReviewLog.objects.exists()
     home = learner_client.get(reverse("home")).content.decode()
@@ -49,7 +43,7 @@ def test_deferred_feedback_schedules_nothing_until_the_attempt_ends(learner, lea
     # pass on an empty file).
     assert [(row["record"], row["correct"]) for row in rows] == [("answer", "hidden")]
 
-    answer(attempt, 2, right=True)
+    answer_at(attempt, 2, right=True, at=NOW)
 
     ratings = sorted(ReviewLog.objects.filter(user=learner).values_list("rating", flat=True))
     assert ratings == [ReviewLog.Rating.AGAIN, ReviewLog.Rating.GOOD]
@@ -61,7 +55,7 @@ def test_answers_held_until_the_due_date_are_scheduled_after_it_once(learner, te
     seen = rules.get_learner_assignment(user=learner, assignment_id=assignment.pk, now=NOW)
     attempt = rules.start_attempt(user=learner, seen=seen, now=NOW)
     for position in (1, 2, 3):
-        answer(attempt, position, right=position != 2)
+        answer_at(attempt, position, right=position != 2, at=NOW)
     assert not ReviewLog.objects.exists()
 
     catch_up_learner(learner, now=assignment.due_at - timedelta(minutes=1))
@@ -78,7 +72,7 @@ def test_a_timed_out_attempt_is_scheduled_when_closed(learner, teacher):
     assignment = make_assignment(classroom, time_limit=timedelta(minutes=5), feedback_timing="after_attempt")
     seen = rules.get_learner_assignment(user=learner, assignment_id=assignment.pk, now=NOW)
     attempt = rules.start_attempt(user=learner, seen=seen, now=NOW)
-    answer(attempt, 1, right=True, now=NOW + timedelta(minutes=1))
+    answer_at(attempt, 1, right=True, at=NOW + timedelta(minutes=1))
 
     closed, released = catch_up_learner(learner, now=NOW + timedelta(hours=1))
 
@@ -94,8 +88,12 @@ def test_the_catch_up_command_closes_and_releases_for_every_learner(learner, oth
     assignment = make_assignment(classroom, time_limit=timedelta(minutes=5), feedback_timing="after_attempt")
     for user in (learner, other_learner):
         seen = rules.get_learner_assignment(user=user, assignment_id=assignment.pk, now=NOW)
-        answer(rules.start_attempt(user=user, seen=seen, now=NOW), 1, right=True, now=NOW + timedelta(minutes=1))
+        answer_at(rules.start_attempt(user=user, seen=seen, now=NOW), 1, right=True, at=NOW + timedelta(minutes=1))
     out = StringIO()
+
+    call_command("catch_up", "--dry-run", stdout=out)
+    assert "Would close 2 expired attempt(s)" in out.getvalue()
+    assert Attempt.objects.filter(finished_at__isnull=True).count() == 2  # a dry run writes nothing
 
     call_command("catch_up", stdout=out)
 

@@ -1,6 +1,8 @@
 """Class and assignment pages run a fixed number of queries for a class of 5 or 500."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from quiz.models import Enrollment, User
@@ -58,7 +60,36 @@ def test_learner_class_pages(learner, teacher, django_assert_num_queries):
     many = [count_queries(client, reverse("my_classes"), ok=(200,)), count_queries(client, reverse("learner_assignment", args=[large.assignments.first().pk]), ok=(200,))]
 
     assert few == many
-    # close expired attempts; answers to release; assignments with attempt counts; overrides;
+    # any expired attempt to close; answers to release; assignments with attempt counts; overrides;
     # enrollments
     with django_assert_num_queries(AUTH + 5):
         client.get(reverse("my_classes"))
+    # any expired attempt to close; answers to release; the assignment with its attempt counts;
+    # the learner's override; the learner's attempts on it
+    url = reverse("learner_assignment", args=[large.assignments.first().pk])
+    with django_assert_num_queries(AUTH + 5):
+        client.get(url)
+
+
+def test_the_new_pool_page(teacher_client, django_assert_num_queries):
+    with django_assert_num_queries(AUTH):  # the form needs nothing from the database
+        assert teacher_client.get(reverse("new_pool")).status_code == 200
+
+
+@pytest.mark.parametrize("name, queries", [
+    # classroom; any expired attempt to close; roster; assignments; overrides; attempts
+    ("gradebook_csv", 6),
+    # classroom; any expired attempt to close; the class's assignment ids; the answers, with
+    # their attempt, learner and assignment, read in one chunk
+    ("responses_csv", 4),
+])
+def test_the_class_csv_downloads(teacher_client, teacher, name, queries, django_assert_num_queries):
+    small, large = grown_class(teacher, 5), grown_class(teacher, 500)
+
+    def download(classroom):
+        with CaptureQueriesContext(connection) as captured:
+            response = teacher_client.get(reverse(name, args=[classroom.pk]))
+            b"".join(response.streaming_content)  # the rows are read while streaming
+        return len(captured)
+
+    assert download(small) == download(large) == AUTH + queries

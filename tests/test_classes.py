@@ -1,5 +1,5 @@
-"""Classes and the quiz-set builder: instructor role, join codes, removing learners,
-building sets from the bank, creating assignments and overrides."""
+"""Classes and the question-pool builder: instructor role, join codes, removing learners,
+building pools from the bank, creating assignments and overrides."""
 
 import re
 from datetime import timedelta

@@ -329,8 +329,8 @@ def test_the_dashboard_runs_the_same_queries_with_10_and_10000_answers(
     # session; user; question sets with best score and open attempt; decks with their counts;
     # from the memory table: mastery by set, by deck and by topic, the mistakes count, the
     # most-missed questions, the believed myths, the due forecast; reviews by day for the
-    # heatmap, streak and accuracy; answers still held back, by day; close expired timed
-    # attempts; the learner's assignments (their overrides are one more query when there are
+    # heatmap, streak and accuracy; answers still held back, by day; any expired timed
+    # attempt to close; the learner's assignments (their overrides are one more query when there are
     # any); quiz answers whose feedback became visible since the last visit, to schedule
     # (none here)
     with django_assert_num_queries(AUTH + 14):

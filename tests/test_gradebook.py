@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from quiz.models import Attempt, AttemptSlot, Enrollment, MemoryState, User
 from quiz.study import answers, scheduling
-from quiz.teaching import gradebook, item_analysis
+from quiz.teaching import gradebook, item_analysis, rules
 from tests.class_factories import NOW, make_assignment, make_classroom, make_pool
 from tests.factories import make_question_set, make_user
 from tests.helpers import count_queries
@@ -27,19 +27,13 @@ def take(assignment, learner, picks, start=NOW, seconds=10):
         questions = assignment.pool.questions_for_attempt()
         attempt.delete()
         attempt = Attempt.objects.create_with_slots(
-            user=learner, questions=questions, feedback="immediate", rng=_KeepOrder(),
+            user=learner, questions=questions, feedback="immediate", rng=rules.KeepOrder(),
             assignment=assignment, started_at=start, due_at=assignment.due_at,
         )
     for offset, (slot, pick) in enumerate(zip(attempt.slots.order_by("position"), picks), start=1):
         answers.submit_answer(attempt=attempt, slot=slot, number=pick + 1, now=start + timedelta(seconds=seconds * offset))
     attempt.refresh_from_db()
     return attempt
-
-
-class _KeepOrder:
-    @staticmethod
-    def sample(items, k):
-        return list(items)[:k]
 
 
 # --- Item analysis ----------------------------------------------------------------------------------
@@ -281,7 +275,7 @@ def test_a_learner_retrying_after_a_submission_counts_as_complete(teacher):
     assignment = make_assignment(classroom, make_pool(teacher, make_question_set(questions=2).questions.all()))
     take(assignment, ann, (0, 0))
     Attempt.objects.create_with_slots(user=ann, questions=assignment.pool.questions_for_attempt(),
-                                      feedback="immediate", rng=_KeepOrder(), assignment=assignment)
+                                      feedback="immediate", rng=rules.KeepOrder(), assignment=assignment)
 
     book = gradebook.build_gradebook(classroom=classroom, now=NOW)
 
@@ -302,7 +296,7 @@ def test_removing_a_learner_submits_their_attempt_in_progress(teacher_client, te
     classroom = make_classroom(teacher, learners=[ann])
     assignment = make_assignment(classroom)
     attempt = Attempt.objects.create_with_slots(user=ann, questions=assignment.pool.questions_for_attempt(),
-                                                feedback="immediate", rng=_KeepOrder(), assignment=assignment)
+                                                feedback="immediate", rng=rules.KeepOrder(), assignment=assignment)
 
     teacher_client.post(reverse("remove_learner", args=[classroom.pk, ann.pk]))
 

@@ -55,8 +55,10 @@ PAGES = {
     "attempt_results": ("learner", None, 2),  # attempt with set and user; slots with questions
     "assignment": ("teacher", lambda w: [w["assignment"].pk], 3),  # assignment; learners to pick; overrides
     "new_assignment": ("teacher", lambda w: [w["classroom"].pk], 2),  # classroom; pools to pick from
-    "learner_attempts": ("teacher", lambda w: [w["assignment"].pk, w["learner"].pk], 3),  # assignment; learner; attempts
-    "instructor_attempt_review": ("teacher", lambda w: [w["attempt"].pk], 2),  # attempt; slots with questions
+    # assignment; learner; any expired attempt to close; the attempts
+    "learner_attempts": ("teacher", lambda w: [w["assignment"].pk, w["learner"].pk], 4),
+    # expired, to close?; the attempt; its slots with questions
+    "instructor_attempt_review": ("teacher", lambda w: [w["attempt"].pk], 3),
 }
 AUTH = 2
 

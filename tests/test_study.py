@@ -12,7 +12,7 @@ from django.utils import timezone
 from quiz.models import Attempt, MemoryState, ReviewLog
 from quiz.study import answers, queue, scheduling
 from tests.factories import make_deck, make_question_set, start_attempt
-from tests.helpers import HTMX, rate_shown_card, shown_item_id, wrong_number
+from tests.helpers import HTMX, answer_at, rate_shown_card, shown_item_id, wrong_number
 
 Kind = MemoryState.Kind
 
@@ -214,7 +214,7 @@ def test_undo_needs_post(learner_client):
 def answer_wrong_in_a_quiz(learner, when):
     attempt = start_attempt(learner, make_question_set(questions=1))
     slot = attempt.slots.get()
-    answers.submit_answer(attempt=attempt, slot=slot, number=wrong_number(slot), now=when)
+    answer_at(attempt, slot, right=False, at=when)
     return slot.question
 
 

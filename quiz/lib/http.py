@@ -24,9 +24,9 @@ def render_page(request, template, partial, context, *, status=200, push_url=Non
 
 def navigate(request, url):
     """Go to a full page: HTMX must leave the fragment it is swapping and load the page."""
-    if request.htmx:
-        return HttpResponseClientRedirect(url)
-    return redirect(url)
+    response = HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+    patch_vary_headers(response, ("HX-Request",))
+    return response
 
 
 def safe_next(request, value, default):

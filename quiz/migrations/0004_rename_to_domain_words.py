@@ -6,7 +6,6 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-
 RENAMED = {"quizset": "questionpool", "quizsetquestion": "poolquestion", "review": "reviewlog",
            "attemptquestion": "attemptslot"}
 VERBOSE = {"questionpool": "question pool", "poolquestion": "pool question", "reviewlog": "review log",

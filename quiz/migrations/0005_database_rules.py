@@ -93,6 +93,10 @@ class Migration(migrations.Migration):
         ),
         migrations.RunPython(mend_rows_the_checks_would_refuse, migrations.RunPython.noop),
         migrations.AddIndex(
+            model_name='attempt',
+            index=models.Index(condition=models.Q(('deadline__isnull', False), ('finished_at__isnull', True)), fields=['user', 'deadline'], name='attempt_open_timed'),
+        ),
+        migrations.AddIndex(
             model_name='attemptslot',
             index=models.Index(condition=models.Q(('answered_at__isnull', False), ('scheduled_at__isnull', True)), fields=['attempt'], name='slot_pending_release'),
         ),

@@ -48,12 +48,16 @@ class AttemptQuerySet(models.QuerySet):
             return self.for_user(user).unfinished().get(question_set=question_set), False
         return attempt, True
 
+    def expired(self, now):
+        """Timed attempts still open after their deadline."""
+        return self.filter(finished_at__isnull=True, deadline__lt=now)
+
     def close_expired(self, now=None):
         """Finish every timed attempt whose deadline has passed (learners who never came
         back), in one UPDATE, scoring them from their slots."""
         correct = AttemptSlot.objects.filter(attempt=OuterRef("pk"), is_correct=True)
         correct = correct.order_by().values("attempt").annotate(n=Count("pk")).values("n")
-        return self.filter(finished_at__isnull=True, deadline__lt=now or timezone.now()).update(
+        return self.expired(now or timezone.now()).update(
             finished_at=F("deadline"),
             correct_count=Coalesce(Subquery(correct[:1]), 0),
             is_late=Q(due_at__isnull=False) & Q(deadline__gt=F("due_at")),
@@ -113,6 +117,12 @@ class Attempt(models.Model):
         indexes = [
             models.Index(fields=["user", "-started_at"], name="attempt_user_recent"),
             models.Index(fields=["user", "question_set", "finished_at"], name="attempt_user_set"),
+            # Open timed attempts: what catch-up looks for on every study page, a handful per learner.
+            models.Index(
+                fields=["user", "deadline"],
+                condition=Q(finished_at__isnull=True, deadline__isnull=False),
+                name="attempt_open_timed",
+            ),
         ]
         constraints = [
             models.UniqueConstraint(

@@ -2,7 +2,7 @@
 signed-in learner, their charts, where "Study now" goes and the exam outlook.
 
 The queries are in `mastery` and `activity` (a fixed number whatever the history size) and
-in `assignments`; what is left here is arithmetic on their results. The exam form is not
+in `quiz.teaching.rules` (the learner's assignments); what is left here is arithmetic on their results. The exam form is not
 built here: it belongs to the view that handles it.
 """
 

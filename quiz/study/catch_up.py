@@ -10,32 +10,48 @@ from django.utils import timezone
 
 from quiz.models import Attempt, AttemptSlot
 
-from .answers import release_visible_answers
+from .answers import pending_release, release_visible_answers
 
 
-def catch_up(*, now=None):
+def catch_up(*, now=None, dry_run=False):
     """Close every expired attempt, then release every answer that may now be shown. Returns
-    (attempts closed, answers released). For `manage.py catch_up`."""
+    (attempts closed, answers released); with `dry_run`, what would be, writing nothing.
+    For `manage.py catch_up`."""
     now = now or timezone.now()
+    if dry_run:
+        return Attempt.objects.expired(now).count(), pending_release(AttemptSlot.objects.all(), now).count()
     closed = Attempt.objects.close_expired(now)
     released = release_visible_answers(AttemptSlot.objects.all(), now=now)
     return closed, released
 
 
 def catch_up_learner(user, *, now=None):
-    """The same for one learner, before a page shows their queue, scores or assignments.
+    """The same for one learner, before a page shows their queue, scores, history or assignments.
 
     In this order: an attempt closed by its deadline releases its answers in the same call,
-    not one visit later. Two queries when nothing is due."""
+    not one visit later. Two reads when nothing is due, and no write: on SQLite a write takes
+    the database's lock, and this runs on every study page."""
     now = now or timezone.now()
-    closed = Attempt.objects.filter(user=user).close_expired(now)
+    closed = close_expired_attempts(Attempt.objects.filter(user=user), now=now)
     # Through the join rather than a subquery: the attempt index leads with the user.
     released = release_visible_answers(AttemptSlot.objects.filter(attempt__user=user), now=now)
     return closed, released
 
 
 def close_expired_attempts(attempts, *, now=None):
-    """Only the first half, for the instructor's pages over a class's attempts: scores need
-    closed attempts, while putting answers in each learner's memory queue costs a few queries
-    per answer and is left to the learners' own pages and to the timer."""
-    return attempts.close_expired(now or timezone.now())
+    """Close the expired attempts among `attempts` (one read when there are none). On its own
+    for the instructor's pages over a class's attempts: scores need closed attempts, while
+    putting answers in each learner's memory queue costs a few queries per answer and is left
+    to the learners' own pages and to the timer."""
+    now = now or timezone.now()
+    if not attempts.expired(now).exists():
+        return 0
+    return attempts.close_expired(now)
+
+
+def finish_and_release(attempt, *, now=None):
+    """Close one attempt now (its time ran out, or every question is answered) and release
+    the answers that may be shown once it is finished."""
+    now = now or timezone.now()
+    attempt.finish(now=now)
+    return release_visible_answers(attempt.slots.all(), now=now)

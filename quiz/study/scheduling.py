@@ -145,7 +145,7 @@ def _save_guarded(memory, was_new):
 
 
 def last_undoable(*, user, sources, scope):
-    """The Review that Undo in a session would take back, or None.
+    """The ReviewLog row that Undo in a session would take back, or None.
 
     That is the latest rating of any item in the session's scope, whatever its source, and
     only if its source is one of `sources`: after a question answer in "Review due", Undo

@@ -5,12 +5,9 @@ rating is accepted only for the item the page showed, once."""
 
 import random
 
-from django.http import Http404
-from django.shortcuts import get_object_or_404
 from django.urls import reverse
 
-from quiz.forms import id_from_form
-from quiz.models import Card, Deck, MemoryState, Question, ReviewLog
+from quiz.models import Card, MemoryState, Question, ReviewLog
 
 from . import scheduling
 from .queue import QueueEntry, Scope, next_entry
@@ -114,13 +111,3 @@ def drill_session(request, deck):
         (Source.DRILL,),
     )
 
-
-def session_named(request, name):
-    """The session an Undo form names ("review", "deck-3", "drill-3"), or 404."""
-    if name == "review":
-        return review_session(request)
-    kind, _, deck_id = name.partition("-")
-    if kind in ("deck", "drill") and id_from_form(deck_id) is not None:
-        deck = get_object_or_404(Deck, pk=id_from_form(deck_id))
-        return (deck_session if kind == "deck" else drill_session)(request, deck)
-    raise Http404("No such study session.")

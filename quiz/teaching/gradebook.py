@@ -43,7 +43,7 @@ class Gradebook:
 
 def build_gradebook(*, classroom, now, sort="name"):
     """Learners by assignments with the counted score and status of each cell. Four queries.
-    Call `catch_up` on the class's attempts first, so expired attempts count as finished."""
+    Call `close_expired_attempts` on the class's attempts first, so expired attempts count as finished."""
     learners = [e.learner for e in classroom.enrollments.select_related("learner").order_by("learner__username")]
     assignments = list(classroom.assignments.select_related("pool"))
     overrides = {

@@ -62,7 +62,7 @@ def analysed_attempts(assignment):
 
 def analyse_items(*, assignment):
     """Facility, discrimination, distractors and median time per question. Seven queries.
-    Call `catch_up` on the assignment's attempts first, so expired attempts count."""
+    Call `close_expired_attempts` on the assignment's attempts first, so expired attempts count."""
     attempts = analysed_attempts(assignment)
     answered = AttemptSlot.objects.filter(attempt__in=[a.pk for a in attempts]).values("question")
     in_set = PoolQuestion.objects.filter(pool=assignment.pool, question=OuterRef("pk"))

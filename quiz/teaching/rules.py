@@ -95,8 +95,8 @@ def _as_seen_by(assignment, now):
     return LearnerAssignment(assignment, rules, finished, on_time, assignment.open_attempt_id, status)
 
 
-class _KeepOrder:
-    """A stand-in for `random` when the assignment says not to shuffle."""
+class KeepOrder:
+    """A stand-in for `random` when the assignment says not to shuffle: samples are taken in order."""
 
     @staticmethod
     def sample(items, k):
@@ -120,7 +120,7 @@ def start_attempt(*, user, seen, now=None, rng=None):
     questions = assignment.pool.questions_for_attempt(rng)
     if not questions:
         raise RuleViolation("This assignment has no questions yet.")
-    order_rng = rng if assignment.shuffle else _KeepOrder()
+    order_rng = rng if assignment.shuffle else KeepOrder()
     if assignment.shuffle:
         questions = rng.sample(questions, k=len(questions))
     timing = Assignment.FeedbackTiming

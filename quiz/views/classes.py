@@ -6,7 +6,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from quiz.forms import JoinClassForm
 from quiz.models import Attempt
@@ -29,7 +29,7 @@ def join_class(request, code=""):
     return render(request, "quiz/join_class.html", {"form": form}, status=400 if form.errors else 200)
 
 
-@require_GET
+@require_safe
 @login_required
 def my_classes(request):
     catch_up_learner(request.user)
@@ -46,7 +46,7 @@ def _seen_or_404(request, assignment_id):
     return seen
 
 
-@require_GET
+@require_safe
 @login_required
 def learner_assignment(request, assignment_id):
     now = timezone.now()

@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from quiz.forms import ExamForm
 from quiz.models import Attempt, Deck, Question, QuestionSet, Topic
@@ -16,7 +16,7 @@ from quiz.progress.dashboard import dashboard_context
 from quiz.study.catch_up import catch_up_learner
 
 
-@require_GET
+@require_safe
 def home(request):
     sets = QuestionSet.objects.with_progress_for(request.user)
     decks = Deck.objects.with_counts_for(request.user)

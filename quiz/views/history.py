@@ -6,17 +6,19 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.shortcuts import render
 from django.utils import timezone
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 
 from quiz.forms import AttemptFilterForm
 from quiz.lib.csv_export import csv_download
 from quiz.models import Attempt, MemoryState
 from quiz.progress.history import history_rows
+from quiz.study.catch_up import catch_up_learner
 
 
-@require_GET
+@require_safe
 @login_required
 def attempt_list(request):
+    catch_up_learner(request.user)  # an attempt whose time ran out shows as finished, with its score
     attempts = Attempt.objects.for_user(request.user).select_related("question_set")
     filters = {key: value for key, value in request.GET.items() if key != "page"}
     form = AttemptFilterForm(filters or None)
@@ -33,7 +35,7 @@ def attempt_list(request):
     return render(request, "quiz/attempt_list.html", context, status=status)
 
 
-@require_GET
+@require_safe
 @login_required
 def card_history(request):
     """Every flashcard the learner has studied, with its review count, lapses and next due
@@ -47,8 +49,10 @@ def card_history(request):
     return render(request, "quiz/history_cards.html", {"page": page})
 
 
-@require_GET
+@require_safe
 @login_required
 def download_history(request):
     """The learner's answers then reviews, streamed in chunks (see `history_rows`)."""
-    return csv_download("my-study-history.csv", history_rows(request.user, timezone.now()))
+    now = timezone.now()
+    catch_up_learner(request.user, now=now)
+    return csv_download("my-study-history.csv", history_rows(request.user, now))

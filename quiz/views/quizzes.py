@@ -8,12 +8,13 @@ from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from quiz.forms import AnswerForm, StartAttemptForm
 from quiz.lib.http import navigate, render_page
 from quiz.models import Attempt, QuestionSet, ReviewLog
-from quiz.study.answers import release_visible_answers, submit_answer
+from quiz.study.answers import submit_answer
+from quiz.study.catch_up import finish_and_release
 
 from .access import own_attempt_or_404, slot_or_404
 
@@ -34,7 +35,7 @@ def start_attempt(request, set_id):
     return redirect(attempt)
 
 
-@require_GET
+@require_safe
 @login_required
 def attempt(request, attempt_id):
     """Where an attempt stands: the next unanswered question, or the results."""
@@ -45,8 +46,7 @@ def attempt(request, attempt_id):
     slot = None if attempt.is_finished else attempt.next_unanswered_slot()
     if slot is None:
         if not attempt.is_finished:  # every slot answered but never closed
-            attempt.finish()
-            release_visible_answers(attempt.slots.all())
+            finish_and_release(attempt)
         return navigate(request, results)
     return redirect("attempt_question", attempt_id=attempt.pk, position=slot.position)
 
@@ -87,8 +87,7 @@ def _close_if_time_is_up(request, attempt):
     """A timed attempt past its deadline is finished on the spot (the server is the clock)."""
     if attempt.is_finished or not attempt.is_past_deadline():
         return False
-    attempt.finish()
-    release_visible_answers(attempt.slots.all())
+    finish_and_release(attempt)
     messages.info(request, "Time is up: your attempt was submitted with the answers you had given.")
     return True
 
@@ -99,7 +98,7 @@ def _render_question(request, attempt, slot, form, status=200):
     return render_page(request, "quiz/attempt_question.html", "question-card", context, status=status, push_url=here)
 
 
-@require_GET
+@require_safe
 @login_required
 def attempt_results(request, attempt_id):
     attempt = own_attempt_or_404(request, attempt_id)

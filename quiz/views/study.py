@@ -6,10 +6,11 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from quiz.forms import DrillAnswerForm, RatingForm, ReviewAnswerForm, id_from_form
 from quiz.lib.durations import short_interval
@@ -19,13 +20,13 @@ from quiz.study import scheduling
 from quiz.study.answers import rating_for
 from quiz.study.catch_up import catch_up_learner
 from quiz.study.queue import QueueEntry, queue_status, until
-from quiz.study.sessions import deck_session, drill_session, review_session, session_named
+from quiz.study.sessions import deck_session, drill_session, review_session
 
 Kind = MemoryState.Kind
 Source = ReviewLog.Source
 
 
-@require_GET
+@require_safe
 @login_required
 def deck(request, deck_id):
     deck = get_object_or_404(Deck.objects.with_counts_for(request.user), pk=deck_id)
@@ -179,7 +180,7 @@ def _answer_url(review, session):
     return f"{reverse('review_answer', args=[review.pk])}?next={session.url}"
 
 
-@require_GET
+@require_safe
 @login_required
 def review_answer(request, review_id):
     """Feedback on one answered review question or drill statement (the learner's own)."""
@@ -205,7 +206,7 @@ def review_answer(request, review_id):
 @login_required
 def undo(request):
     """Take back the last rating of this session's kind and show that item again."""
-    session = session_named(request, request.POST.get("session", ""))
+    session = _session_named(request, request.POST.get("session", ""))
     # The form names the rating it was shown for, so a double click or a stale page undoes nothing more.
     review_id = id_from_form(request.POST.get("review", ""))
     undone = None
@@ -228,7 +229,7 @@ def _choice_order(memory):
     return [choice.pk for choice in memory.question.choices.all()]
 
 
-@require_GET
+@require_safe
 @login_required
 def card_info(request, card_id):
     card = get_object_or_404(Card.objects.select_related("deck"), pk=card_id)
@@ -254,3 +255,14 @@ def retake_mistakes(request):
         return redirect("home")
     attempt = Attempt.objects.start_custom(user=request.user, title="Retake my mistakes", questions=questions)
     return redirect(attempt)
+
+
+def _session_named(request, name):
+    """The session an Undo form names ("review", "deck-3", "drill-3"), or 404."""
+    if name == "review":
+        return review_session(request)
+    kind, _, deck_id = name.partition("-")
+    if kind in ("deck", "drill") and id_from_form(deck_id) is not None:
+        deck = get_object_or_404(Deck, pk=id_from_form(deck_id))
+        return (deck_session if kind == "deck" else drill_session)(request, deck)
+    raise Http404("No such study session.")

@@ -13,7 +13,7 @@ from django.db.models import Count
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from quiz.forms import AssignmentForm, BankFilterForm, ClassroomForm, OverrideForm, QuestionPoolForm, id_from_form
 from quiz.lib.csv_export import csv_download
@@ -34,7 +34,7 @@ from .access import (
 
 # --- Classes -------------------------------------------------------------------------------------
 
-@require_GET
+@require_safe
 @instructor_required
 def teach_home(request):
     classrooms = Classroom.objects.owned_by(request.user).annotate(learner_count=Count("enrollments"))
@@ -56,7 +56,7 @@ def create_classroom(request):
     return redirect(classroom)
 
 
-@require_GET
+@require_safe
 @instructor_required
 def classroom(request, classroom_id):
     classroom = own_classroom_or_404(request, classroom_id)
@@ -96,7 +96,7 @@ def remove_learner(request, classroom_id, learner_id):
     return redirect(classroom)
 
 
-# --- Quiz-set builder ----------------------------------------------------------------------------
+# --- Question-pool builder -------------------------------------------------------------------------
 
 @require_http_methods(["GET", "POST"])
 @instructor_required
@@ -113,7 +113,7 @@ def new_pool(request):
 @require_http_methods(["GET", "POST"])
 @instructor_required
 def pool(request, pool_id):
-    """The builder: the set's questions in order beside the filtered question bank."""
+    """The builder: the pool's questions in order beside the filtered question bank."""
     pool = own_pool_or_404(request, pool_id)
     form = QuestionPoolForm(request.POST or None, instance=pool)
     if request.method == "POST":
@@ -198,7 +198,7 @@ def delete_override(request, assignment_id, override_id):
     return redirect("assignment", assignment_id=assignment.pk)
 
 
-@require_GET
+@require_safe
 @instructor_required
 def gradebook(request, classroom_id):
     classroom = own_classroom_or_404(request, classroom_id)
@@ -213,14 +213,14 @@ def _caught_up_gradebook(classroom, sort="name"):
     return build_gradebook(classroom=classroom, now=now, sort=sort)
 
 
-@require_GET
+@require_safe
 @instructor_required
 def gradebook_csv(request, classroom_id):
     classroom = own_classroom_or_404(request, classroom_id)
     return csv_download(f"gradebook-{classroom.pk}.csv", exports.gradebook_rows(_caught_up_gradebook(classroom)))
 
 
-@require_GET
+@require_safe
 @instructor_required
 def responses_csv(request, classroom_id):
     """Every answer given in the class's assignments, one row each, streamed."""
@@ -229,29 +229,29 @@ def responses_csv(request, classroom_id):
     return csv_download(f"responses-{classroom.pk}.csv", exports.response_rows(classroom))
 
 
-@require_GET
+@require_safe
 @instructor_required
 def learner_attempts(request, assignment_id, learner_id):
     assignment = own_assignment_or_404(request, assignment_id)
     learner = learner_in_class_or_404(assignment.classroom, learner_id)
     attempts = Attempt.objects.filter(assignment=assignment, user=learner).order_by("started_at")
+    close_expired_attempts(attempts)
     context = {"assignment": assignment, "learner": learner, "attempts": attempts}
     return render(request, "instructor/learner_attempts.html", context)
 
 
-@require_GET
+@require_safe
 @instructor_required
 def attempt_review(request, attempt_id):
     """A learner's attempt as they saw it, with every answer, for the instructor of the class."""
-    attempt = get_object_or_404(
-        Attempt.objects.filter(assignment__classroom__owner=request.user).select_related("user", "assignment"),
-        pk=attempt_id,
-    )
+    attempts = Attempt.objects.filter(assignment__classroom__owner=request.user)
+    close_expired_attempts(attempts.filter(pk=attempt_id))  # a learner's time ran out: show it submitted
+    attempt = get_object_or_404(attempts.select_related("user", "assignment"), pk=attempt_id)
     slots = attempt.slots.select_related("question")
     return render(request, "instructor/attempt_review.html", {"attempt": attempt, "slots": slots})
 
 
-@require_GET
+@require_safe
 @instructor_required
 def item_analysis(request, assignment_id):
     assignment = own_assignment_or_404(request, assignment_id)

@@ -14,6 +14,12 @@ from quiz.study.catch_up import catch_up
 class Command(BaseCommand):
     help = "Close expired timed attempts and release answers whose feedback may now be shown, for every learner."
 
-    def handle(self, *args, **options):
-        closed, released = catch_up()
-        self.stdout.write(f"Closed {closed} expired attempt(s); released {released} answer(s) to the review queue.")
+    def add_arguments(self, parser):
+        parser.add_argument("--dry-run", action="store_true", help="Count what would be done; write nothing.")
+
+    def handle(self, *args, dry_run=False, **options):
+        closed, released = catch_up(dry_run=dry_run)
+        if dry_run:
+            self.stdout.write(f"Would close {closed} expired attempt(s) and release {released} answer(s).")
+        else:
+            self.stdout.write(f"Closed {closed} expired attempt(s); released {released} answer(s) to the review queue.")
