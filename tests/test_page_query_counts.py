@@ -50,7 +50,7 @@ def grow(world, teacher):
 PAGES = {
     "study_settings": ("learner", lambda w: [], 0),  # the form's time zones come from Python
     "join_class": ("learner", lambda w: [], 0),
-    "review_answer": ("learner", lambda w: [w["review"].pk], 2),  # log row with its item; the question's choices
+    "review_answer": ("learner", lambda w: [w["review"].pk], 1),  # the log row, its item and what it showed
     "card_history": ("learner", lambda w: [], 2),  # paginator count; one page of cards with decks
     "attempt_results": ("learner", None, 2),  # attempt with set and user; slots with questions
     "assignment": ("teacher", lambda w: [w["assignment"].pk], 3),  # assignment; learners to pick; overrides

@@ -73,6 +73,9 @@ class ParsedDocument:
     # A text document's checksum is of its own bytes; a set from an export file only has a
     # checksum of its JSON entry, which must not overwrite the text checksum while unchanged.
     checksum_of_source: bool = True
+    # An export file's keys are the rows' identities; a text document's (`q3`, `c2`) only
+    # number its items, so its items are matched by text and position instead.
+    keys_are_identities: bool = False
 
 
 def check_title(title, file, line):

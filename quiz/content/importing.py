@@ -34,6 +34,7 @@ def import_documents(paths, *, dry_run=False, now=None):
     now = now or timezone.now()
     with transaction.atomic():
         report.outcomes = [save_document(document, now=now) for document in documents]
+        report.warnings.extend(warning for outcome in report.outcomes for warning in outcome.warnings)
         if dry_run:
             transaction.set_rollback(True)
     return report

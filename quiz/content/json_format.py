@@ -164,7 +164,7 @@ def _parsed_document(file, entry, kind, items):
     title = check_title(_text(file, entry, "title"), file, entry.line)
     canonical = json.dumps(entry, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     checksum = hashlib.sha256(canonical.encode()).hexdigest()
-    return ParsedDocument(file, kind, title, source, checksum, items, checksum_of_source=False)
+    return ParsedDocument(file, kind, title, source, checksum, items, checksum_of_source=False, keys_are_identities=True)
 
 
 def _object(file, value, data_line=None):

@@ -34,10 +34,29 @@ def parse_document(data, file):
     if text.lstrip().startswith("{"):
         return parse_export(text, file), []
     lines = text.split("\n")
+    refuse_if_cut_off(text, lines, file)
     checksum = hashlib.sha256(data).hexdigest()
     if looks_like_quiz(lines):
         return parse_quiz(lines, file, checksum)
     return [parse_deck(lines, file, checksum)], []
+
+
+# How a complete text ends: a sentence, a quotation, a bracket or a list of items.
+FINISHED_ENDINGS = tuple(".!?…:;)]}\"'”’»`*")
+
+
+def refuse_if_cut_off(text, lines, file):
+    """A document that stops in mid-sentence with no final line break looks like a file cut
+    off in a copy or a download: its last card or question would be saved half-written (a
+    deck cut inside its last paragraph still has four paragraphs a card). An author whose
+    document really ends that way ends it with a line break."""
+    if text.endswith("\n") or text.rstrip().endswith(FINISHED_ENDINGS) or text.rstrip()[-1:].isdigit():
+        return
+    last = max(number for number, line in enumerate(lines, start=1) if line.strip())
+    raise ContentError(
+        file, last, "the document stops in mid-sentence with no final line break, as a file cut off in a copy "
+        "does; if it is complete, end it with a line break"
+    )
 
 
 def looks_like_quiz(lines):

@@ -1,19 +1,22 @@
 """Saving a parsed document into the database: its source document, its set or deck, the
 questions with their choices, the cards and their topics.
 
-Rows are matched by stable keys (`q3` from "Question 3", `c2` for the second card), never by
-their text, so fixing a typo in a source updates the row in place and the attempts that point
-at it survive. Topics are set only on items whose source names them (a `Topics:` line, a
+Items are matched to their rows by identity, never by position alone (see `match_items`): the
+key an export file carries, else the exact text, else the position for an item edited in
+place, with a warning when that moves learners' history to a new text. Reordering or removing
+items therefore never moves history onto another item, and a row with history is never
+deleted: a re-import that drops one is refused. Topics are set only on items whose source names them (a `Topics:` line, a
 "topics" key), so topics added in the admin survive re-importing a source that has none.
 A row that other records protect is not deleted: saving stops with a ContentError.
 """
 
-from dataclasses import dataclass
+import hashlib
+from dataclasses import dataclass, field
 
 from django.db.models import Prefetch, ProtectedError
 
 from ..models import Card, Choice, Deck, Question, QuestionSet, SourceDocument, Topic
-from .documents import CARD_PARTS, ContentError, ParsedDocument
+from .documents import CARD_PARTS, ContentError, ParsedDocument, shorten
 
 
 @dataclass
@@ -24,6 +27,7 @@ class Outcome:
     created: int = 0
     updated: int = 0
     deleted: int = 0
+    warnings: list = field(default_factory=list)  # edits that move learners' history to a new text
 
     @property
     def changed(self):
@@ -95,29 +99,95 @@ def _update_source(source, document, content_changed, now):
 def _save_questions(document, question_set):
     outcome = Outcome(document)
     topics = _topic_rows(document.items)
-    existing = {
-        question.key: question
-        for question in question_set.questions.prefetch_related(
-            Prefetch("choices", Choice.objects.order_by("position", "pk")), "topics"
-        )
-    }
-    for position, parsed in enumerate(document.items, start=1):
-        question = existing.pop(parsed.key, None)
+    existing = list(
+        question_set.questions.prefetch_related(Prefetch("choices", Choice.objects.order_by("position", "pk")), "topics")
+    )
+    pairs, leftover = match_items(document, existing, text=lambda item: item.stem)
+    _warn_about_edited_history(document, outcome, pairs, Question, "question", text=lambda item: item.stem)
+    for question in leftover:
+        _delete(document, question, f"cannot remove question {_named(question.key, question.stem)}: learners have answered it")
+        outcome.deleted += 1
+    keys = KeyChooser(row.key for _, row in pairs if row is not None)
+    for position, (parsed, question) in enumerate(pairs, start=1):
         if question is None:
-            question = _create_question(question_set, parsed, position)
+            question = _create_question(question_set, parsed, position, keys.claim(parsed.key, parsed.stem))
             _add_topics(question, parsed.topics, topics)
             outcome.created += 1
         elif _update_question(document, question, parsed, position, topics):
             outcome.updated += 1
-    for question in existing.values():
-        _delete(document, question, f"cannot remove question {question.key}: learners have answered it")
-        outcome.deleted += 1
     return outcome
 
 
-def _create_question(question_set, parsed, position):
+def match_items(document, existing, *, text):
+    """Pair each parsed item with the row it updates: [(parsed, row or None)], and the rows
+    no item claims (to be removed).
+
+    An item's row is found by, in this order: its key, when the document carries real
+    identities (an export file writes each row's key); its exact text (a question's stem, a
+    card's front), so reordering or removing items never moves a learner's history onto
+    another text; its position, for an item whose text was edited in place.
+    """
+    unmatched = {row.pk: row for row in sorted(existing, key=lambda row: (row.position, row.pk))}
+    rows = [None] * len(document.items)
+    if document.keys_are_identities:
+        by_key = {row.key: row for row in existing}
+        for index, item in enumerate(document.items):
+            row = by_key.get(item.key)
+            if row is not None and row.pk in unmatched:
+                rows[index] = unmatched.pop(row.pk)
+    for index, item in enumerate(document.items):
+        if rows[index] is None:
+            row = next((row for row in unmatched.values() if text(row) == text(item)), None)
+            if row is not None:
+                rows[index] = unmatched.pop(row.pk)
+    for index in range(len(document.items)):
+        if rows[index] is None:
+            row = next((row for row in unmatched.values() if row.position == index + 1), None)
+            if row is not None:
+                rows[index] = unmatched.pop(row.pk)
+    return list(zip(document.items, rows)), list(unmatched.values())
+
+
+def _warn_about_edited_history(document, outcome, pairs, model, noun, *, text):
+    """An item matched by position whose text changed is an edit: the learners' history of the
+    old text now belongs to the new one. Say so for every such item that has history."""
+    edited = {row.pk: (item, row) for item, row in pairs if row is not None and text(row) != text(item)}
+    if not edited:
+        return
+    with_history = model.objects.filter(pk__in=edited).filter(memories__isnull=False)
+    if model is Question:
+        with_history = with_history | model.objects.filter(pk__in=edited, slots__isnull=False)
+    for pk in sorted(set(with_history.values_list("pk", flat=True))):
+        item, row = edited[pk]
+        outcome.warnings.append(
+            f"{document.file}:{item.line}: {noun} {row.key} was {shorten(text(row))!r}; its text changed, and "
+            "learners' answers and reviews of it now belong to the new text"
+        )
+
+
+def _named(key, text):
+    return f"{key} ({shorten(text)!r})"
+
+
+class KeyChooser:
+    """Keys for new rows: the document's own (`q3`, `c2`) while no row of the set or deck has
+    it, else one made from the text, so a new item never takes an identity that is in use."""
+
+    def __init__(self, taken):
+        self.taken = set(taken)
+
+    def claim(self, wanted, text):
+        key = wanted
+        if key in self.taken:
+            digest = hashlib.sha256(text.encode()).hexdigest()
+            key = next(f"{wanted}-{digest[:8 + n]}" for n in range(57) if f"{wanted}-{digest[:8 + n]}" not in self.taken)
+        self.taken.add(key)
+        return key
+
+
+def _create_question(question_set, parsed, position, key):
     question = Question.objects.create(
-        question_set=question_set, key=parsed.key, position=position, stem=parsed.stem, explanation=parsed.explanation
+        question_set=question_set, key=key, position=position, stem=parsed.stem, explanation=parsed.explanation
     )
     Choice.objects.bulk_create(
         Choice(question=question, text=text, is_correct=correct, position=index)
@@ -203,12 +273,17 @@ def _clear_stale_marks(matches, wanted):
 def _save_cards(document, deck):
     outcome = Outcome(document)
     topics = _topic_rows(document.items)
-    existing = {card.key: card for card in deck.cards.prefetch_related("topics")}
-    for position, parsed in enumerate(document.items, start=1):
-        card = existing.pop(parsed.key, None)
+    pairs, leftover = match_items(document, list(deck.cards.prefetch_related("topics")), text=lambda item: item.front)
+    _warn_about_edited_history(document, outcome, pairs, Card, "card", text=lambda item: item.front)
+    for card in leftover:
+        _delete(document, card, f"cannot remove card {_named(card.key, card.front)}: learners have studied it")
+        outcome.deleted += 1
+    keys = KeyChooser(row.key for _, row in pairs if row is not None)
+    for position, (parsed, card) in enumerate(pairs, start=1):
         texts = {name: getattr(parsed, name) for name in CARD_PARTS}
         if card is None:
-            card = Card.objects.create(deck=deck, key=parsed.key, position=position, **texts)
+            key = keys.claim(parsed.key, parsed.front)
+            card = Card.objects.create(deck=deck, key=key, position=position, **texts)
             _add_topics(card, parsed.topics, topics)
             outcome.created += 1
             continue
@@ -216,9 +291,6 @@ def _save_cards(document, deck):
         if _sync_topics(card, parsed.topics, topics) or changed:
             card.save(update_fields=changed + ["updated_at"])
             outcome.updated += 1
-    for card in existing.values():
-        _delete(document, card, f"cannot remove card {card.key}: other records refer to it")
-        outcome.deleted += 1
     return outcome
 
 

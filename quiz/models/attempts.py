@@ -91,12 +91,14 @@ class Attempt(models.Model):
     # No index of its own: attempt_user_recent leads with the user.
     user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="attempts", db_index=False)
     # Empty for a quiz built on the fly (say, "Retake my mistakes"), which has a title instead.
+    # PROTECT here and below: deleting a set, an assignment or a class never deletes a
+    # learner's attempts (the admin says what protects it instead).
     question_set = models.ForeignKey(
-        QuestionSet, null=True, blank=True, on_delete=models.CASCADE, related_name="attempts"
+        QuestionSet, null=True, blank=True, on_delete=models.PROTECT, related_name="attempts"
     )
     title = models.CharField(max_length=255, blank=True)
     assignment = models.ForeignKey(
-        "quiz.Assignment", null=True, blank=True, on_delete=models.CASCADE, related_name="attempts"
+        "quiz.Assignment", null=True, blank=True, on_delete=models.PROTECT, related_name="attempts"
     )
     # Set for timed attempts: answers after this moment are refused and the attempt closes.
     deadline = models.DateTimeField(null=True, blank=True)

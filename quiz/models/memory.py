@@ -47,9 +47,11 @@ class MemoryState(models.Model):
     # No index of its own: memory_user_due leads with the user.
     user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="memories", db_index=False)
     kind = models.CharField(max_length=8, choices=Kind.choices)
-    card = models.ForeignKey(Card, null=True, blank=True, on_delete=models.CASCADE, related_name="memories")
+    # PROTECT: deleting a card or question must never delete what a learner did with it
+    # (re-importing a document without it is refused instead; see quiz.content.sync).
+    card = models.ForeignKey(Card, null=True, blank=True, on_delete=models.PROTECT, related_name="memories")
     question = models.ForeignKey(
-        Question, null=True, blank=True, on_delete=models.CASCADE, related_name="memories"
+        Question, null=True, blank=True, on_delete=models.PROTECT, related_name="memories"
     )
     phase = models.PositiveSmallIntegerField(choices=Phase.choices, default=Phase.LEARNING)
     step = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -121,6 +123,9 @@ class ReviewLog(models.Model):
     state_before = models.JSONField(null=True, blank=True, help_text="The memory state this rating replaced")
     chosen_choice = models.ForeignKey(Choice, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     answer = models.CharField(max_length=8, blank=True, help_text="Myth or fact, for drill statements")
+    # For a question: what the learner saw and picked, so its review shows that even after
+    # the question is edited: {"stem", "choices": [{"text", "correct"}], "chosen": n (1-based)}.
+    shown = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["-reviewed_at", "-pk"]

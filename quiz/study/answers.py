@@ -16,6 +16,18 @@ def rating_for(is_correct):
     return ReviewLog.Rating.GOOD if is_correct else ReviewLog.Rating.AGAIN
 
 
+def question_shown(*, stem, explanation, choices, chosen):
+    """What a log row keeps of a question as the learner saw it: `choices` are (text, correct)
+    in the order shown, `chosen` the 1-based number picked. Its review shows this, whatever
+    edits the question gets later."""
+    return {
+        "stem": stem,
+        "explanation": explanation,
+        "choices": [{"text": text, "correct": correct} for text, correct in choices],
+        "chosen": chosen,
+    }
+
+
 def submit_answer(*, attempt, slot, number, now=None):
     """Record the learner's pick (its number as shown); True if this call recorded it.
 
@@ -65,5 +77,11 @@ def _release(slot, user, now):
             source=ReviewLog.Source.QUIZ,
             now=now,
             chosen_choice_id=slot.chosen_choice_id,
+            shown=question_shown(
+                stem=slot.stem,
+                explanation=slot.question.explanation,
+                choices=[(choice["text"], choice["correct"]) for choice in slot.shown_choices],
+                chosen=slot.chosen_index,
+            ),
         )
     return 1

@@ -17,7 +17,7 @@ from quiz.lib.durations import short_interval
 from quiz.lib.http import render_page, safe_next
 from quiz.models import Attempt, Card, Choice, Deck, MemoryState, Question, ReviewLog
 from quiz.study import scheduling
-from quiz.study.answers import rating_for
+from quiz.study.answers import question_shown, rating_for
 from quiz.study.catch_up import catch_up_learner
 from quiz.study.queue import QueueEntry, queue_status, until
 from quiz.study.sessions import deck_session, drill_session, review_session
@@ -87,7 +87,10 @@ def _answer_review_question(request, session, shown, now):
     form = ReviewAnswerForm(request.POST, choice_count=len(shown["choices"] or []))
     if question is None or not form.is_valid() or form.cleaned_data["item"] != question.pk:
         return _refuse(request, session, now, "Pick one of the choices of the question shown.")
-    choice = Choice.objects.filter(pk=shown["choices"][form.cleaned_data["choice"] - 1], question=question).first()
+    number = form.cleaned_data["choice"]
+    choice = Choice.objects.filter(pk=shown["choices"][number - 1], question=question).first()
+    by_id = {option.pk: option for option in question.choices.all()}
+    seen = [(by_id[pk].text, by_id[pk].is_correct) for pk in shown["choices"] if pk in by_id]
     review = choice and scheduling.rate(
         user=request.user,
         kind=Kind.QUESTION,
@@ -97,6 +100,7 @@ def _answer_review_question(request, session, shown, now):
         now=now,
         expected_reps=shown["reps"],
         chosen_choice=choice,
+        shown=question_shown(stem=question.stem, explanation=question.explanation, choices=seen, chosen=number),
     )
     if review is None:
         return _refuse(request, session, now, "That question was already answered.")
@@ -195,11 +199,26 @@ def review_answer(request, review_id):
     correct = review.rating != ReviewLog.Rating.AGAIN
     context = {"review": review, "memory": review.memory, "correct": correct, "next_url": next_url}
     if review.memory.kind == Kind.QUESTION:
-        context["choices"] = [
-            {"text": c.text, "correct": c.is_correct, "chosen": c.pk == review.chosen_choice_id}
-            for c in review.memory.question.choices.order_by("position")
-        ]
+        context.update(_question_as_seen(review))
     return render_page(request, "quiz/review_answer.html", "study-item", context)
+
+
+def _question_as_seen(review):
+    """The question as the learner saw it when answering (its snapshot; log rows from before
+    snapshots existed fall back to the question as it is now)."""
+    if review.shown:
+        chosen = review.shown["chosen"]
+        choices = [
+            {"text": c["text"], "correct": c["correct"], "chosen": number == chosen}
+            for number, c in enumerate(review.shown["choices"], start=1)
+        ]
+        return {"stem": review.shown["stem"], "explanation": review.shown["explanation"], "choices": choices}
+    question = review.memory.question
+    choices = [
+        {"text": c.text, "correct": c.is_correct, "chosen": c.pk == review.chosen_choice_id}
+        for c in question.choices.order_by("position")
+    ]
+    return {"stem": question.stem, "explanation": question.explanation, "choices": choices}
 
 
 @require_POST
