@@ -76,7 +76,9 @@ class ReviewAnswerForm(forms.Form):
 
 
 class DrillAnswerForm(forms.Form):
-    item = forms.IntegerField(min_value=1)
+    """A drill answer: the session's token for the statement shown (never the card's id)."""
+
+    token = forms.CharField(max_length=64)
     answer = forms.ChoiceField(choices=[("myth", "Myth"), ("fact", "Fact")])
 
 

@@ -73,6 +73,11 @@ def shown_item_id(html):
     return int(re.search(r'name="item" value="(\d+)"', html).group(1))
 
 
+def shown_token(html):
+    """The token a drill page's form posts for the statement it shows."""
+    return re.search(r'name="token" value="([^"]+)"', html).group(1)
+
+
 def rate_shown_card(client, deck, rating=3, **extra):
     """Open a deck's study page and rate the card it shows; returns (card id, response)."""
     url = reverse("study_deck", args=[deck.pk])

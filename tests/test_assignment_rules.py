@@ -284,7 +284,35 @@ def test_extra_time_given_mid_attempt_counts_at_once(learner, classroom):
     attempt = start(learner, assignment)
 
     AssignmentOverride.objects.create(assignment=assignment, learner=learner, time_limit=timedelta(minutes=60))
-    rules.apply_rules_to_open_attempts(assignment=assignment, learner=learner)
+    rules.apply_rules_to_attempts(assignment=assignment, learner=learner)
 
     attempt.refresh_from_db()
     assert attempt.deadline == NOW + timedelta(minutes=60)
+
+
+# --- Answers held until the due date follow each learner's own due date ----------------------------
+
+def test_an_extension_keeps_attempt_ones_answers_hidden_until_the_learners_own_due_date(learner, learner_client, classroom):
+    assignment = make_assignment(classroom, feedback_timing=Assignment.FeedbackTiming.AFTER_DUE, max_attempts=2)
+    first = answer_all(start(learner, assignment), now=NOW + timedelta(minutes=5))
+    extended = assignment.due_at + timedelta(days=7)
+
+    rules.save_override(assignment=assignment, learner=learner, rules={"due_at": extended})
+
+    first.refresh_from_db()
+    after_class_due = assignment.due_at + timedelta(hours=1)
+    assert first.reveal_at == extended and not first.answers_visible(after_class_due)
+    second = start(learner, assignment, now=after_class_due)  # still allowed: the learner's due date is ahead
+    assert second.reveal_at == extended
+    assert first.answers_visible(extended + timedelta(seconds=1))
+
+
+def test_an_extension_given_after_a_late_finish_recomputes_lateness(learner, classroom):
+    assignment = make_assignment(classroom)
+    late = answer_all(start(learner, assignment, now=NOW), now=assignment.due_at + timedelta(hours=2))
+    assert late.is_late
+
+    rules.save_override(assignment=assignment, learner=learner, rules={"due_at": assignment.due_at + timedelta(days=1)})
+
+    late.refresh_from_db()
+    assert not late.is_late and late.due_at == assignment.due_at + timedelta(days=1)

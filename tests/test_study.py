@@ -12,7 +12,7 @@ from django.utils import timezone
 from quiz.models import Attempt, MemoryState, ReviewLog
 from quiz.study import answers, queue, scheduling
 from tests.factories import make_deck, make_question_set, start_attempt
-from tests.helpers import HTMX, answer_at, rate_shown_card, shown_item_id, wrong_number
+from tests.helpers import HTMX, answer_at, rate_shown_card, shown_item_id, shown_token, wrong_number
 
 Kind = MemoryState.Kind
 
@@ -292,14 +292,19 @@ def test_a_drill_statement_does_not_say_whether_it_is_a_myth(learner_client, dec
     assert 'value="myth"' in main and 'value="fact"' in main
     assert "Common mistake" not in main and "Myth." not in main
     assert not re.search(r'data-(kind|answer|statement)', main)
+    # Nothing in the form names the card: its id would let the card page tell the kind.
+    assert 'name="item"' not in main
+    assert not any(f'value="{pk}"' in main for pk in deck.cards.values_list("pk", flat=True))
 
 
 def test_answering_the_drill_grades_against_the_statement_shown(learner_client, learner, deck):
     html = learner_client.get(drill_url(deck)).content.decode()
-    card = deck.cards.get(pk=shown_item_id(html))
+    card = next(card for card in deck.cards.all() if card.misconception in html or card.back in html)
     is_myth = card.misconception in html
 
-    response = learner_client.post(drill_url(deck), {"item": card.pk, "answer": "myth" if is_myth else "fact"}, follow=True)
+    response = learner_client.post(
+        drill_url(deck), {"token": shown_token(html), "answer": "myth" if is_myth else "fact"}, follow=True
+    )
 
     review = ReviewLog.objects.get(source="drill")
     assert review.rating == ReviewLog.Rating.GOOD
@@ -310,10 +315,10 @@ def test_answering_the_drill_grades_against_the_statement_shown(learner_client, 
 
 
 def test_a_repeated_drill_answer_is_refused(learner_client, deck):
-    card_id = shown_item_id(learner_client.get(drill_url(deck)).content.decode())
-    learner_client.post(drill_url(deck), {"item": card_id, "answer": "myth"})
+    token = shown_token(learner_client.get(drill_url(deck)).content.decode())
+    learner_client.post(drill_url(deck), {"token": token, "answer": "myth"})
 
-    response = learner_client.post(drill_url(deck), {"item": card_id, "answer": "fact"})
+    response = learner_client.post(drill_url(deck), {"token": token, "answer": "fact"})
 
     assert response.status_code == 409
     assert ReviewLog.objects.count() == 1
@@ -404,3 +409,13 @@ def test_study_pages_need_a_login(client, deck, name, args):
     response = client.get(reverse(name, args=args))
 
     assert response.status_code == 302 and response.url.startswith(reverse("login"))
+
+
+def test_retaking_mistakes_twice_resumes_the_open_retake(learner_client, learner):
+    answer_wrong_in_a_quiz(learner, timezone.now() - timedelta(hours=1))
+
+    first = learner_client.post(reverse("retake_mistakes"))["Location"]
+    second = learner_client.post(reverse("retake_mistakes"))["Location"]
+
+    assert first == second
+    assert Attempt.objects.filter(user=learner, purpose="mistakes", finished_at__isnull=True).count() == 1

@@ -63,9 +63,21 @@ class AttemptQuerySet(models.QuerySet):
             is_late=Q(due_at__isnull=False) & Q(deadline__gt=F("due_at")),
         )
 
-    def start_custom(self, *, user, title, questions, feedback=None, rng=random):
-        """A quiz over any list of questions (which may span sets), in the order given."""
-        return self.create_with_slots(user=user, questions=questions, feedback=feedback, rng=rng, title=title)
+    def start_custom(self, *, user, purpose, title, questions, feedback=None, rng=random):
+        """The learner's open quiz for this purpose ("mistakes", "topic-3"), or a new one over
+        `questions` (which may span sets), in the order given.
+
+        One open attempt per learner and purpose (a database constraint): two clicks or two
+        tabs at once end up in the same attempt."""
+        existing = self.for_user(user).unfinished().filter(purpose=purpose).first()
+        if existing:
+            return existing
+        try:
+            return self.create_with_slots(
+                user=user, questions=questions, feedback=feedback, rng=rng, title=title, purpose=purpose
+            )
+        except IntegrityError:
+            return self.for_user(user).unfinished().get(purpose=purpose)
 
     def create_with_slots(self, *, user, questions, feedback, rng, **fields):
         questions = list(questions)
@@ -97,6 +109,8 @@ class Attempt(models.Model):
         QuestionSet, null=True, blank=True, on_delete=models.PROTECT, related_name="attempts"
     )
     title = models.CharField(max_length=255, blank=True)
+    # What a quiz built on the fly is for ("mistakes", "topic-3"): one open attempt each.
+    purpose = models.CharField(max_length=40, blank=True)
     assignment = models.ForeignKey(
         "quiz.Assignment", null=True, blank=True, on_delete=models.PROTECT, related_name="attempts"
     )
@@ -136,6 +150,11 @@ class Attempt(models.Model):
                 fields=["user", "assignment"],
                 condition=Q(finished_at__isnull=True),
                 name="one_open_attempt_per_user_and_assignment",
+            ),
+            models.UniqueConstraint(
+                fields=["user", "purpose"],
+                condition=Q(finished_at__isnull=True) & ~Q(purpose=""),
+                name="one_open_attempt_per_user_and_purpose",
             ),
             models.CheckConstraint(condition=Q(correct_count__lte=F("question_count")), name="attempt_score_within_count"),
         ]

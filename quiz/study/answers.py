@@ -64,24 +64,37 @@ def release_visible_answers(slots, *, now=None):
     return released
 
 
+# A rating refused because another one of the same item landed first (the same question answered
+# at the same moment in two attempts) is tried again on the fresh state; this many times at most.
+RATING_TRIES = 5
+
+
 def _release(slot, user, now):
     with transaction.atomic():
         # Claim the slot first, so two requests catching up at once schedule it once.
         if not AttemptSlot.objects.filter(pk=slot.pk, scheduled_at__isnull=True).update(scheduled_at=now):
             return 0
-        scheduling.rate(
-            user=user,
-            kind=MemoryState.Kind.QUESTION,
-            item=slot.question,
-            rating=rating_for(slot.is_correct),
-            source=ReviewLog.Source.QUIZ,
-            now=now,
-            chosen_choice_id=slot.chosen_choice_id,
-            shown=question_shown(
-                stem=slot.stem,
-                explanation=slot.question.explanation,
-                choices=[(choice["text"], choice["correct"]) for choice in slot.shown_choices],
-                chosen=slot.chosen_index,
-            ),
-        )
-    return 1
+        for _ in range(RATING_TRIES):
+            if _rate_released(slot, user, now) is not None:
+                return 1
+        # Never claimed without its rating: the slot goes back to pending for the next catch-up.
+        transaction.set_rollback(True)
+        return 0
+
+
+def _rate_released(slot, user, now):
+    return scheduling.rate(
+        user=user,
+        kind=MemoryState.Kind.QUESTION,
+        item=slot.question,
+        rating=rating_for(slot.is_correct),
+        source=ReviewLog.Source.QUIZ,
+        now=now,
+        chosen_choice_id=slot.chosen_choice_id,
+        shown=question_shown(
+            stem=slot.stem,
+            explanation=slot.question.explanation,
+            choices=[(choice["text"], choice["correct"]) for choice in slot.shown_choices],
+            chosen=slot.chosen_index,
+        ),
+    )

@@ -101,12 +101,13 @@ def _next_new(user, scope, now, rng):
 
 
 def _next_new_statement(scope, studied, rng):
-    """A card statement not yet drilled, from a random card.
+    """A statement from a card that still has one not drilled: the myth or the fact, by a
+    fresh coin toss each time, whatever was shown of that card before.
 
-    Cards with neither statement drilled come first, so a card's myth and fact are not shown
-    back to back (the second would give itself away); which of the two comes first is a coin
-    toss, so answering "Myth" every time scores about half. Then the remaining statements,
-    never the card drilled last while another is left, for the same reason.
+    Were the second statement of a card always the other one, a learner who remembers the
+    first would know the answer; so a toss may show a statement again (an early review of
+    it) rather than the one left. Cards never drilled come first, and never the card drilled
+    last while another is left, so a card's two statements do not come back to back.
     """
     rng = rng or random
     drilled = studied.filter(kind__in=(Kind.MYTH, Kind.FACT))
@@ -114,26 +115,25 @@ def _next_new_statement(scope, studied, rng):
         scope.cards()
         .exclude(misconception="")
         .annotate(
-            myth_seen=Exists(studied.filter(kind=Kind.MYTH)),
-            fact_seen=Exists(studied.filter(kind=Kind.FACT)),
+            myth_memory=Subquery(studied.filter(kind=Kind.MYTH).values("pk")[:1]),
+            fact_memory=Subquery(studied.filter(kind=Kind.FACT).values("pk")[:1]),
             seen_at=Subquery(drilled.order_by("-last_review").values("last_review")[:1]),
         )
-        .filter(Q(myth_seen=False) | Q(fact_seen=False))
+        .filter(Q(myth_memory__isnull=True) | Q(fact_memory__isnull=True))
         .order_by("pk")
-        .values_list("pk", "myth_seen", "fact_seen", "seen_at")
+        .values_list("pk", "myth_memory", "fact_memory", "seen_at")
     )
-    fresh = [row for row in candidates if not (row[1] or row[2])]
-    if fresh:
-        pk, *_ = rng.choice(fresh)
-        kind = rng.choice([Kind.MYTH, Kind.FACT])
-    elif candidates:
-        latest = max(row[3] for row in candidates)
-        others = [row for row in candidates if row[3] != latest] or candidates
-        pk, myth_seen, _, _ = rng.choice(others)
-        kind = Kind.FACT if myth_seen else Kind.MYTH
-    else:
+    if not candidates:
         return None
-    return QueueEntry(kind, scope.cards().select_related("deck").get(pk=pk), None)
+    fresh = [row for row in candidates if row[1] is None and row[2] is None]
+    if not fresh:
+        latest = max(row[3] for row in candidates)
+        fresh = [row for row in candidates if row[3] != latest] or candidates
+    pk, myth_memory, fact_memory, _ = rng.choice(fresh)
+    kind = rng.choice([Kind.MYTH, Kind.FACT])
+    memory_pk = myth_memory if kind == Kind.MYTH else fact_memory
+    memory = MemoryState.objects.get(pk=memory_pk) if memory_pk else None
+    return QueueEntry(kind, scope.cards().select_related("deck").get(pk=pk), memory)
 
 
 def queue_status(*, user, scope, now=None):

@@ -4,6 +4,7 @@ form: a drill statement must not say in the page whether it is the myth or the f
 rating is accepted only for the item the page showed, once."""
 
 import random
+import secrets
 
 from django.urls import reverse
 
@@ -33,7 +34,15 @@ class Session:
             "item": entry.item.pk,
             "reps": entry.memory.reps if entry.memory else 0,
             "choices": choice_order,
+            # What the drill's form posts instead of the card's id: an id would let a learner
+            # look the card up and tell the myth from the fact before answering.
+            "token": secrets.token_urlsafe(12),
         }
+
+    @property
+    def token(self):
+        shown = self.shown()
+        return shown.get("token") if shown else None
 
     def shown(self):
         return self.request.session.get(self.key)

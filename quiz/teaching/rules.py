@@ -8,7 +8,7 @@ import random
 from dataclasses import dataclass
 
 from django.db import IntegrityError
-from django.db.models import Count, OuterRef, Prefetch, Subquery
+from django.db.models import Count, OuterRef, Prefetch, Q, Subquery
 from django.utils import timezone
 
 from quiz.models import Assignment, AssignmentOverride, Attempt, Rules
@@ -154,21 +154,31 @@ def save_override(*, assignment, learner, rules):
     AssignmentOverride.objects.update_or_create(
         assignment=assignment, learner=learner, defaults={name: rules.get(name) for name in OVERRIDE_FIELDS}
     )
-    apply_rules_to_open_attempts(assignment=assignment, learner=learner)
+    apply_rules_to_attempts(assignment=assignment, learner=learner)
 
 
 def delete_override(override):
     override.delete()
-    apply_rules_to_open_attempts(assignment=override.assignment, learner=override.learner)
+    apply_rules_to_attempts(assignment=override.assignment, learner=override.learner)
 
 
-def apply_rules_to_open_attempts(*, assignment, learner):
-    """After an override changes, bring the learner's attempt in progress under the new rules
-    (extra time given mid-attempt counts at once)."""
+def apply_rules_to_attempts(*, assignment, learner):
+    """After an override changes, bring the learner's attempts under their new rules: one in
+    progress gets its new deadline at once (extra time given mid-attempt counts), and every
+    attempt, finished ones too, takes the learner's own due date, so lateness and the moment
+    answers are shown follow it. (Answers held until the class's due date must stay hidden
+    from a learner whose extension runs later, or attempt 1's answers would help attempt 2.)"""
     override = assignment.overrides.filter(learner=learner).first()
     rules = assignment.rules_for(override)
-    for attempt in Attempt.objects.filter(assignment=assignment, user=learner, finished_at__isnull=True):
+    attempts = Attempt.objects.filter(assignment=assignment, user=learner)
+    for attempt in attempts.filter(finished_at__isnull=True):
         Attempt.objects.filter(pk=attempt.pk).update(**timing_for(assignment, rules, attempt.started_at))
+    finished = attempts.filter(finished_at__isnull=False)
+    finished.update(
+        due_at=rules.due_at,
+        is_late=Q(finished_at__gt=rules.due_at),
+        reveal_at=rules.due_at if _answers_released_at_due(assignment) else None,
+    )
 
 
 def _create(user, assignment, rules, questions, order_rng, timing, now):

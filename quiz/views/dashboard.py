@@ -54,5 +54,7 @@ def topic_quiz(request, topic_id):
             return redirect("study_deck", deck_id=deck.pk)
         messages.info(request, f"“{topic.name}” has no questions or cards yet.")
         return redirect("home")
-    attempt = Attempt.objects.start_custom(user=request.user, title=f"Topic: {topic.name}", questions=questions)
+    attempt = Attempt.objects.start_custom(
+        user=request.user, purpose=f"topic-{topic.pk}", title=f"Topic: {topic.name}", questions=questions
+    )
     return redirect(attempt)

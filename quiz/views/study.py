@@ -2,6 +2,8 @@
 Myth-or-fact drill, the feedback on review questions and drill statements, card info, undo
 and "Retake my mistakes". The sessions themselves are `quiz.study.sessions`."""
 
+import secrets
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -154,14 +156,15 @@ def drill(request, deck_id):
     if request.method == "POST":
         shown = session.shown()
         form = DrillAnswerForm(request.POST)
-        if form.is_valid() and shown and shown["item"] == form.cleaned_data["item"]:
+        if form.is_valid() and shown and secrets.compare_digest(shown.get("token", ""), form.cleaned_data["token"]):
             review = _rate_statement(request.user, shown, form.cleaned_data["answer"], now)
             if review:
                 session.forget()
                 return redirect(_answer_url(review, session))
         error, status = "That statement is no longer the one shown, so the answer was not saved.", 409
     entry, _ = session.current_entry(now)
-    return _render_session(request, session, "quiz/drill.html", {"entry": entry, "error": error}, now, status)
+    context = {"entry": entry, "error": error, "token": session.token}
+    return _render_session(request, session, "quiz/drill.html", context, now, status)
 
 
 def _rate_statement(user, shown, answer, now):
@@ -272,7 +275,9 @@ def retake_mistakes(request):
     if not questions.exists():
         messages.info(request, "No mistakes to retake: every question you answered, you last got right.")
         return redirect("home")
-    attempt = Attempt.objects.start_custom(user=request.user, title="Retake my mistakes", questions=questions)
+    attempt = Attempt.objects.start_custom(
+        user=request.user, purpose="mistakes", title="Retake my mistakes", questions=questions
+    )
     return redirect(attempt)
 
 
