@@ -1,5 +1,7 @@
-"""Middleware of the app: dates in each signed-in user's own time zone."""
+"""Middleware of the app: dates in each signed-in user's own time zone, and a clear 400 for
+request bodies in a charset the app cannot read."""
 
+from django.http import HttpResponseBadRequest
 from django.utils import timezone
 
 
@@ -19,3 +21,22 @@ class UserTimeZoneMiddleware:
             return self.get_response(request)
         finally:
             timezone.deactivate()
+
+
+# Forms are sent in the page's encoding, and every page here is UTF-8 (ASCII is a subset).
+READABLE_CHARSETS = {"utf-8", "utf8", "us-ascii", "ascii"}
+
+
+class RefuseUnreadableCharsetMiddleware:
+    """Answer 400 to a request whose body claims another charset (`charset=utf-16`, or a name
+    Python does not know), before anything reads it: Django would fail to decode it deep in
+    the CSRF check or the form parser and answer 500. No page of this app sends one."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        charset = request.content_params.get("charset") if request.method not in ("GET", "HEAD", "OPTIONS") else None
+        if charset is not None and charset.strip().lower() not in READABLE_CHARSETS:
+            return HttpResponseBadRequest("Send the form as UTF-8.", content_type="text/plain; charset=utf-8")
+        return self.get_response(request)

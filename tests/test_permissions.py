@@ -186,3 +186,36 @@ def test_pages_refuse_post(world, name):
     client = client_for(world, "owner" if kind.startswith("instructor") else "learner")
 
     assert client.post(reverse(name, args=args(world))).status_code == 405
+
+
+# --- No input produces a 500 ------------------------------------------------------------------
+
+POST_URLS = sorted(n for n, spec in URLS.items() if spec[1] == "post" or n in PAGES_WITH_A_FORM)
+
+
+@pytest.mark.parametrize("charset", ["utf-16", "utf-32", "no-such-charset"])
+@pytest.mark.parametrize("name", [*POST_URLS, "login"])
+def test_a_body_in_another_charset_is_a_400_never_a_500(world, name, charset):
+    spec = URLS.get(name, ("public", "post", lambda w: [], None))
+    client = Client(enforce_csrf_checks=True, raise_request_exception=False)
+    client.force_login(world["owner" if spec[0].startswith("instructor") else "learner"])
+    url = reverse(name, args=spec[2](world))
+    before = Attempt.objects.count(), ReviewLog.objects.count()
+
+    # generic() sends the bytes as they are (post() would re-encode them in the charset).
+    body = "a=b".encode("utf-16")
+    response = client.generic("POST", url, body, content_type=f"application/x-www-form-urlencoded; charset={charset}")
+
+    assert response.status_code == 400
+    assert (Attempt.objects.count(), ReviewLog.objects.count()) == before
+
+
+@pytest.mark.parametrize("name", ["pool_add", "pool_entry"])
+@pytest.mark.parametrize("target", ["foo", "//evil.example/", "https://evil.example/x", "javascript:alert(1)"])
+def test_a_next_that_is_not_a_path_on_this_site_goes_back_to_the_page(world, name, target):
+    kind, _, args, data = URLS[name]
+    client = client_for(world, "owner")
+
+    response = client.post(reverse(name, args=args(world)), {**data(world), "next": target})
+
+    assert response.status_code == 302 and response["Location"] == world["pool"].get_absolute_url()
