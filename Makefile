@@ -20,6 +20,7 @@ $(STAMP): pyproject.toml
 
 migrate: install
 	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py createcachetable
 
 # Loading the seed is idempotent: the importer updates rows in place by their stable keys.
 seed: migrate

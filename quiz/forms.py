@@ -5,6 +5,7 @@ Forms convert as well as validate: a join code becomes its Classroom, minutes a 
 from datetime import date, datetime, time, timedelta
 from zoneinfo import available_timezones
 
+from confusable_homoglyphs import confusables
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -24,6 +25,16 @@ class SignUpForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         model = User
         fields = ("username",)
+
+    def clean_username(self):
+        username = super().clean_username()
+        # "lеarnA" with a Cyrillic "е" passes for "learnA" on screen: refuse names that mix
+        # scripts with look-alike letters, so nobody can pose as another learner or instructor.
+        if username and confusables.is_dangerous(username):
+            raise forms.ValidationError(
+                "This name mixes letters from different alphabets that look alike; use one alphabet."
+            )
+        return username
 
 
 class StartAttemptForm(forms.Form):

@@ -1,8 +1,9 @@
-"""Middleware of the app: dates in each signed-in user's own time zone, and a clear 400 for
-request bodies in a charset the app cannot read."""
+"""Middleware of the app: dates in each signed-in user's own time zone, a clear 400 for request
+bodies in a charset the app cannot read, and private pages kept out of shared caches."""
 
 from django.http import HttpResponseBadRequest
 from django.utils import timezone
+from django.utils.cache import patch_cache_control
 
 
 class UserTimeZoneMiddleware:
@@ -40,3 +41,18 @@ class RefuseUnreadableCharsetMiddleware:
         if charset is not None and charset.strip().lower() not in READABLE_CHARSETS:
             return HttpResponseBadRequest("Send the form as UTF-8.", content_type="text/plain; charset=utf-8")
         return self.get_response(request)
+
+
+class PrivatePagesMiddleware:
+    """`Cache-Control: private, no-store` on every response to a signed-in user (pages, HTMX
+    fragments and CSV downloads alike): a shared cache or the back button after signing out
+    must never show one learner's scores to someone else."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if request.user.is_authenticated or response.get("Content-Type", "").startswith("text/csv"):
+            patch_cache_control(response, private=True, no_store=True)
+        return response

@@ -9,6 +9,8 @@ urlpatterns = [
     path("dashboard/exam/", dashboard.exam_settings, name="exam_settings"),
     path("topics/<int:topic_id>/quiz/", dashboard.topic_quiz, name="topic_quiz"),
     path("accounts/signup/", accounts.signup, name="signup"),
+    # Before django.contrib.auth's own URLs (studyapp/urls.py), so this rate-limited view wins.
+    path("accounts/password_reset/", accounts.password_reset, name="password_reset"),
     path("settings/", accounts.study_settings, name="study_settings"),
     # Quizzes
     path("sets/<int:set_id>/start/", quizzes.start_attempt, name="start_attempt"),

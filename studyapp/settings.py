@@ -5,6 +5,7 @@ secret key, hashed and compressed static files). Anything else is development.
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -34,6 +35,8 @@ if ENVIRONMENT not in {"development", "production"}:
 PRODUCTION = ENVIRONMENT == "production"
 
 DEBUG = env_bool("DJANGO_DEBUG", default=not PRODUCTION)
+if PRODUCTION and DEBUG:
+    raise ImproperlyConfigured("DJANGO_DEBUG must be off when DJANGO_ENV=production: it shows tracebacks and settings")
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
 if not SECRET_KEY:
     if PRODUCTION:
@@ -53,6 +56,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "template_partials",
+    "axes",
+    "csp",
     "quiz",
 ]
 
@@ -67,7 +72,12 @@ MIDDLEWARE = [
     "quiz.middleware.UserTimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "django_permissions_policy.PermissionsPolicyMiddleware",
+    "quiz.middleware.PrivatePagesMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a lockout into its response.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "studyapp.urls"
@@ -98,6 +108,8 @@ DATABASES = {
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "quiz.User"
+# django-axes first: it refuses a locked-out account or address before the password is checked.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -131,3 +143,96 @@ if PRODUCTION:
     CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 
 QUIZ_PAGE_SIZE = 20
+
+
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "")
+    try:
+        return int(value) if value else default
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a whole number, not {value!r}") from None
+
+
+# --- Shared cache: rate limits (and anything cached) hold across workers and servers --------------
+# The database cache by default (`manage.py createcachetable`, run by `make migrate`); Redis
+# when REDIS_URL is set (`pip install '.[redis]'`).
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": REDIS_URL}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "django_cache"}}
+    # django-ratelimit prefers a cache with atomic increments (Redis). On the database cache two
+    # requests at the very same moment may both count as one; the limits still hold across
+    # servers, which a per-process cache would not. Set REDIS_URL for exact counting.
+    SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001"]
+
+# --- Failed logins (django-axes): per account and per address, stored in the database ---------------
+AXES_FAILURE_LIMIT = env_int("DJANGO_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("DJANGO_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # either one locks: an account, or an address
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_USERNAME_FORM_FIELD = "username"
+# Behind N trusted proxies, the client's address is the Nth from the right in X-Forwarded-For.
+AXES_IPWARE_PROXY_COUNT = env_int("DJANGO_PROXY_COUNT", 0) or None
+AXES_IPWARE_META_PRECEDENCE_ORDER = ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"] if AXES_IPWARE_PROXY_COUNT else ["REMOTE_ADDR"]
+
+# --- Sign-up and password reset (django-ratelimit), per address ------------------------------------
+RATELIMIT_SIGNUP = os.environ.get("DJANGO_SIGNUP_RATE", "10/h")
+RATELIMIT_PASSWORD_RESET = os.environ.get("DJANGO_PASSWORD_RESET_RATE", "5/h")
+RATELIMIT_IP_META_KEY = "HTTP_X_FORWARDED_FOR" if AXES_IPWARE_PROXY_COUNT else None
+
+# --- Headers: Content-Security-Policy (no inline scripts) and Permissions-Policy ---------------------
+from csp.constants import NONE, SELF  # noqa: E402  (settings read best top to bottom)
+
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        # The mastery bars set their width in a style attribute; scripts get no such leeway.
+        "style-src-attr": ["'unsafe-inline'"],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+        "base-uri": [SELF],
+        "object-src": [NONE],
+    }
+}
+PERMISSIONS_POLICY = {
+    feature: [] for feature in (
+        "accelerometer", "camera", "geolocation", "gyroscope", "magnetometer", "microphone", "payment", "usb",
+    )
+}
+
+# --- HTTPS: on by default in production, configurable for a proxy that terminates TLS --------------
+if PRODUCTION:
+    SECURE_SSL_REDIRECT = env_bool("DJANGO_SSL_REDIRECT", True)
+    SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 60 * 60 * 24 * 365)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", True)
+    if env_bool("DJANGO_BEHIND_PROXY", False):
+        # The proxy says whether the visitor used HTTPS; only trust it behind a proxy that sets it.
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# --- Logging: one JSON object a line, for errors and security events ------------------------------
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+        },
+    },
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "json"}},
+    "loggers": {
+        "django.request": {"handlers": ["stderr"], "level": "ERROR", "propagate": False},
+        "django.security": {"handlers": ["stderr"], "level": "WARNING", "propagate": False},
+        "axes": {"handlers": ["stderr"], "level": "WARNING", "propagate": False},
+        "quiz.security": {"handlers": ["stderr"], "level": "INFO", "propagate": True},
+    },
+}

@@ -73,6 +73,8 @@ def page(browser, live_server, transactional_db, request):
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    # The Content-Security-Policy must never block what our own pages need.
+    page.on("console", lambda message: "Content Security Policy" in message.text and errors.append(message.text))
     yield page
     if request.node.rep_call.failed if hasattr(request.node, "rep_call") else False:
         from tests.browser import ARTIFACTS

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.django_db
 def admin_client():
     User.objects.create_superuser("root", "root@example.com", "a-long-admin-password")
     client = Client()
-    client.login(username="root", password="a-long-admin-password")
+    client.force_login(User.objects.get(username="root"))
     return client
 
 

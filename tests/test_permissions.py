@@ -37,6 +37,7 @@ KINDS = {
 URLS = {
     "home": ("public", "get", lambda w: [], None),
     "signup": ("public", "get", lambda w: [], None),
+    "password_reset": ("public", "get", lambda w: [], None),
     "start_attempt": ("signed_in", "post", lambda w: [w["question_set"].pk], lambda w: {}),
     "attempt_list": ("signed_in", "get", lambda w: [], None),
     "attempt": ("own", "get", lambda w: [w["attempt"].pk], None),
@@ -86,7 +87,7 @@ URLS = {
 # Pages that are also the target of their own form (GET shows it, POST submits it); every
 # other page is GET-only and must say so.
 PAGES_WITH_A_FORM = {
-    "signup", "attempt_question", "study_deck", "review_due", "drill", "study_settings", "join_class",
+    "signup", "password_reset", "attempt_question", "study_deck", "review_due", "drill", "study_settings", "join_class",
     "join_class_with_code", "new_pool", "pool", "new_assignment", "assignment",
 }
 

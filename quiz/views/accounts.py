@@ -1,18 +1,43 @@
-"""The learner's account: signing up and their study settings."""
+"""The learner's account: signing up (rate-limited per address), resetting a password (the
+same), and their study settings. Failed logins are limited by django-axes (see settings)."""
 
+import logging
+
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import PasswordResetView
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
+from django_ratelimit.decorators import ratelimit
 
 from quiz.forms import SignUpForm, StudySettingsForm
 
+security_log = logging.getLogger("quiz.security")
+
+
+@ratelimit(key="ip", rate=lambda group, request: settings.RATELIMIT_PASSWORD_RESET, method="POST", block=False)
+def password_reset(request, *args, **kwargs):
+    """Django's password reset, limited per address: each request sends an email."""
+    if getattr(request, "limited", False):
+        return rate_limited(request, "Resetting passwords")
+    return PasswordResetView.as_view()(request, *args, **kwargs)
+
+
+def rate_limited(request, what):
+    """The page for a request over its rate limit (429 Too Many Requests)."""
+    security_log.warning("rate limited", extra={"event": "rate_limited", "path": request.path, "what": what})
+    return render(request, "registration/rate_limited.html", {"what": what}, status=429)
+
 
 @require_http_methods(["GET", "POST"])
+@ratelimit(key="ip", rate=lambda group, request: settings.RATELIMIT_SIGNUP, method="POST", block=False)
 def signup(request):
     if request.user.is_authenticated:
         return redirect("home")
+    if getattr(request, "limited", False):
+        return rate_limited(request, "Creating accounts")
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()

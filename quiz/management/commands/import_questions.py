@@ -7,9 +7,13 @@ Topics follow the same rule of least surprise: an item's topics are replaced onl
 source names them (a `Topics:` line, a "topics" list), so tags added in the admin survive.
 """
 
+import logging
+
 from django.core.management.base import BaseCommand, CommandError
 
 from quiz.content import ContentError, import_documents
+
+security_log = logging.getLogger("quiz.security")
 
 
 class Command(BaseCommand):
@@ -31,6 +35,7 @@ class Command(BaseCommand):
         try:
             report = import_documents(files, dry_run=dry_run)
         except ContentError as error:
+            security_log.warning("import refused", extra={"event": "import_refused", "error": str(error)})
             raise CommandError(str(error)) from error
         for warning in report.warnings:
             self.stderr.write(f"warning: {warning}")
