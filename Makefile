@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: install run test migrate seed fixture clean
+.PHONY: install run test migrate seed fixture clean serve
 
 install: $(STAMP)
 
@@ -31,6 +31,19 @@ run: seed
 
 test: install
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Production: gunicorn on the production settings (DJANGO_ENV=production and DJANGO_SECRET_KEY
+# must be set). Static files, migrations and the cache table first, then `check --deploy`,
+# which stops here on any warning. Workers and timeouts come from the environment.
+WEB_WORKERS ?= 2
+WEB_TIMEOUT ?= 30
+serve: install
+	DJANGO_ENV=$${DJANGO_ENV:-production} $(BIN)/python manage.py collectstatic --noinput
+	DJANGO_ENV=$${DJANGO_ENV:-production} $(BIN)/python manage.py migrate --noinput
+	DJANGO_ENV=$${DJANGO_ENV:-production} $(BIN)/python manage.py createcachetable
+	DJANGO_ENV=$${DJANGO_ENV:-production} $(BIN)/python manage.py check --deploy --fail-level WARNING
+	DJANGO_ENV=$${DJANGO_ENV:-production} $(BIN)/gunicorn studyapp.wsgi --bind $(HOST):$(PORT) \
+		--workers $(WEB_WORKERS) --timeout $(WEB_TIMEOUT) --access-logfile - --error-logfile -
 
 # Rebuild the committed JSON fixture from the source documents (a test checks they agree).
 fixture: install

@@ -2,10 +2,11 @@
 
 from django.urls import path
 
-from quiz.views import accounts, classes, dashboard, history, quizzes, study, teach
+from quiz.views import accounts, classes, dashboard, health, history, quizzes, study, teach
 
 urlpatterns = [
     path("", dashboard.home, name="home"),
+    path("healthz", health.health, name="health"),
     path("dashboard/exam/", dashboard.exam_settings, name="exam_settings"),
     path("topics/<int:topic_id>/quiz/", dashboard.topic_quiz, name="topic_quiz"),
     path("accounts/signup/", accounts.signup, name="signup"),

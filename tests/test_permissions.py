@@ -36,6 +36,7 @@ KINDS = {
 # name: (kind, method, args from the world, POST data from the world)
 URLS = {
     "home": ("public", "get", lambda w: [], None),
+    "health": ("public", "get", lambda w: [], None),
     "signup": ("public", "get", lambda w: [], None),
     "password_reset": ("public", "get", lambda w: [], None),
     "start_attempt": ("signed_in", "post", lambda w: [w["question_set"].pk], lambda w: {}),
