@@ -66,7 +66,7 @@ def release_visible_answers(slots, *, now=None):
 
 # A rating refused because another one of the same item landed first (the same question answered
 # at the same moment in two attempts) is tried again on the fresh state; this many times at most.
-RATING_TRIES = 5
+RATING_TRIES = 20
 
 
 def _release(slot, user, now):

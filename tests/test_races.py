@@ -1,0 +1,162 @@
+"""Races, run for real on PostgreSQL: many threads do the same thing at the same instant,
+and each thing happens exactly once. (SQLite serialises writers, so these races cannot
+happen there; tests/conftest.py collects this module only on PostgreSQL.)"""
+
+import random
+import threading
+from datetime import timedelta
+
+import pytest
+from django.db import close_old_connections, connection
+from django.urls import reverse
+from django.utils import timezone
+
+from quiz.content import import_documents
+from quiz.models import (
+    Assignment,
+    AssignmentOverride,
+    Attempt,
+    AttemptSlot,
+    MemoryState,
+    QuestionSet,
+    ReviewLog,
+    User,
+)
+from quiz.study import scheduling
+from quiz.study.answers import submit_answer
+from quiz.study.catch_up import catch_up_learner
+from quiz.teaching import rules
+from tests.class_factories import make_assignment, make_classroom
+from tests.factories import make_deck, make_question_set, make_topic, start_attempt
+from tests.helpers import correct_number, logged_in, wrong_number
+from tests.importing import DECK, QUIZ
+
+pytestmark = pytest.mark.django_db(transaction=True)
+THREADS = 8
+
+
+def race(action, threads=THREADS):
+    """Run action(i) in `threads` threads released at the same instant; return (results, errors)."""
+    barrier = threading.Barrier(threads)
+    results, errors = [None] * threads, []
+
+    def run(index):
+        try:
+            barrier.wait(timeout=10)
+            results[index] = action(index)
+        except Exception as error:  # noqa: BLE001  (every failure is reported by the test)
+            errors.append(error)
+        finally:
+            close_old_connections()
+            connection.close()
+
+    workers = [threading.Thread(target=run, args=(index,)) for index in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=60)
+    return results, errors
+
+
+def test_the_same_answer_posted_at_once_is_recorded_once(learner):
+    attempt = start_attempt(learner, make_question_set(questions=3))
+    slot = attempt.slots.get(position=1)
+    url = reverse("attempt_question", args=[attempt.pk, 1])
+
+    results, errors = race(lambda i: logged_in(learner).post(url, {"choice": correct_number(slot)}).status_code)
+
+    assert not errors and set(results) <= {302, 400}
+    assert AttemptSlot.objects.filter(attempt=attempt, answered_at__isnull=False).count() == 1
+    assert ReviewLog.objects.filter(user=learner).count() == 1
+
+
+def test_a_flashcard_rated_from_several_tabs_at_once_is_rated_once(learner):
+    card = make_deck(cards=1).cards.get()
+
+    results, errors = race(lambda i: scheduling.rate(
+        user=learner, kind=MemoryState.Kind.CARD, item=card, rating=3, source="study", expected_reps=0
+    ))
+
+    assert not errors
+    assert sum(result is not None for result in results) == 1
+    assert ReviewLog.objects.count() == 1 and MemoryState.objects.get().reps == 1
+
+
+def test_the_same_question_answered_at_once_in_two_attempts_is_rated_twice(learner):
+    question_set = make_question_set(questions=1)
+    attempts = [
+        Attempt.objects.create_with_slots(user=learner, questions=question_set.questions.all(), feedback="immediate",
+                                          rng=random, title=f"Attempt {n}")
+        for n in range(THREADS)
+    ]
+
+    def answer(index):
+        attempt = Attempt.objects.select_related("user").get(pk=attempts[index].pk)
+        slot = attempt.slots.get()
+        return submit_answer(attempt=attempt, slot=slot, number=wrong_number(slot))
+
+    results, errors = race(answer)
+
+    assert not errors and all(results)
+    assert ReviewLog.objects.filter(user=learner).count() == THREADS  # every answer rated, none lost
+    assert MemoryState.objects.get(user=learner).reps == THREADS
+
+
+@pytest.mark.parametrize("what", ["set", "mistakes", "topic", "assignment"])
+def test_starting_the_same_quiz_from_several_tabs_opens_one_attempt(learner, teacher, what):
+    question_set = make_question_set(questions=2)
+    if what == "mistakes":
+        attempt = start_attempt(learner, question_set)
+        slot = attempt.slots.get(position=1)
+        submit_answer(attempt=attempt, slot=slot, number=wrong_number(slot))
+        url = reverse("retake_mistakes")
+    elif what == "topic":
+        topic = make_topic("Networking")
+        topic.questions.add(*question_set.questions.all())
+        url = reverse("topic_quiz", args=[topic.pk])
+    elif what == "assignment":
+        assignment = make_assignment(make_classroom(teacher, learners=[learner]), opens_at=timezone.now() - timedelta(days=1),
+                                     due_at=timezone.now() + timedelta(days=1))
+        url = reverse("start_assignment", args=[assignment.pk])
+    else:
+        url = reverse("start_attempt", args=[question_set.pk])
+    before = Attempt.objects.filter(user=learner, finished_at__isnull=True).count()
+
+    results, errors = race(lambda i: logged_in(learner).post(url))
+
+    assert not errors
+    assert len({response["Location"] for response in results}) == 1  # every tab lands in the same attempt
+    assert Attempt.objects.filter(user=learner, finished_at__isnull=True).count() == before + 1
+
+
+def test_the_same_document_imported_at_once_is_imported_once(db):
+    results, errors = race(lambda i: import_documents([QUIZ, DECK]), threads=4)
+
+    assert not errors
+    question_set = QuestionSet.objects.get()
+    assert question_set.questions.count() == 7 and question_set.questions.values("key").distinct().count() == 7
+
+
+def test_an_override_saved_at_once_from_several_tabs_is_one_row(learner, teacher):
+    assignment = make_assignment(make_classroom(teacher, learners=[learner]))
+
+    results, errors = race(lambda i: rules.save_override(
+        assignment=Assignment.objects.get(pk=assignment.pk), learner=learner,
+        rules={"time_limit": timedelta(minutes=10 + i)},
+    ))
+
+    assert not errors
+    assert AssignmentOverride.objects.filter(assignment=assignment, learner=learner).count() == 1
+
+
+def test_catching_up_from_several_requests_releases_each_answer_once(learner):
+    attempt = start_attempt(learner, make_question_set(questions=4), feedback="deferred")
+    for slot in attempt.slots.order_by("position")[:3]:
+        attempt.record_answer(slot, correct_number(slot))
+    attempt.finish()
+
+    results, errors = race(lambda i: catch_up_learner(User.objects.get(pk=learner.pk)))
+
+    assert not errors
+    assert sum(released for _, released in results) == 3
+    assert ReviewLog.objects.filter(user=learner).count() == 3
