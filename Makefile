@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: install run test migrate seed fixture clean serve
+.PHONY: install run test migrate seed fixture clean serve loadtest
 
 install: $(STAMP)
 
@@ -44,6 +44,12 @@ serve: install
 	DJANGO_ENV=$${DJANGO_ENV:-production} $(BIN)/python manage.py check --deploy --fail-level WARNING
 	DJANGO_ENV=$${DJANGO_ENV:-production} $(BIN)/gunicorn studyapp.wsgi --bind $(HOST):$(PORT) \
 		--workers $(WEB_WORKERS) --timeout $(WEB_TIMEOUT) --access-logfile - --error-logfile -
+
+# N learners answering against gunicorn on PostgreSQL (a database of its own, dropped after):
+# prints 5xx, answers sent vs stored, p50/p95. LOADTEST_USERS, LOADTEST_SECONDS, WEB_WORKERS.
+loadtest: install
+	$(BIN)/python -m pip install --quiet -e '.[test,load]'
+	$(BIN)/python loadtest/run.py
 
 # Rebuild the committed JSON fixture from the source documents (a test checks they agree).
 fixture: install
