@@ -172,11 +172,8 @@ class CardAdmin(admin.ModelAdmin):
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
-    """A record of what happened: viewable, never added or edited by hand (the change page
-    renders without a save button and a POST to it is refused). Deleting is for superusers
-    only, and only where `deletable` says so."""
-
-    deletable = False
+    """A record of what happened: viewable, never added, edited or deleted by hand (the change
+    page renders without a save button and a POST to it is refused)."""
 
     def has_add_permission(self, request):
         return False
@@ -185,7 +182,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
     def has_delete_permission(self, request, obj=None):
-        return self.deletable and request.user.is_superuser
+        return False
 
 
 class AttemptSlotInline(admin.TabularInline):
@@ -212,8 +209,8 @@ class AttemptSlotInline(admin.TabularInline):
 
 @admin.register(Attempt)
 class AttemptAdmin(ReadOnlyAdmin):
-    # A whole attempt may be removed (say, on a learner's request); its answers go with it.
-    deletable = True
+    # Not deletable either: an attempt is a learner's graded history. Removing a learner's data
+    # altogether is deleting their account (their attempts go with it).
     list_display = ("user", "display_title", "feedback", "started_at", "finished_at", "correct_count", "question_count")
     list_filter = ("feedback", "finished_at", "question_set")
     list_select_related = ("user", "question_set")

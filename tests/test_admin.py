@@ -129,7 +129,9 @@ def test_the_attempt_page_shows_what_the_learner_saw_without_a_save_button(admin
     assert 'name="_save"' not in page
     assert 'name="_continue"' not in page
     assert re.findall(r'<(?:input|select|textarea)(?![^>]*type="hidden")[^>]*name=', page) == []  # no fields
-    assert reverse("admin:quiz_attempt_delete", args=[attempt.pk]) in page  # superusers may delete
+    assert reverse("admin:quiz_attempt_delete", args=[attempt.pk]) not in page  # nor may it be deleted
+    assert admin_client.post(reverse("admin:quiz_attempt_delete", args=[attempt.pk]), {"post": "yes"}).status_code == 403
+    assert Attempt.objects.filter(pk=attempt.pk).exists()
 
 
 def test_posting_to_an_attempt_is_refused_and_changes_nothing(admin_client):
