@@ -46,7 +46,7 @@ class Learner(HttpUser):
             if answer.status_code == 302:
                 with _lock:
                     sent["answers"] += 1
-            follow = self.client.get(url, name="question or feedback")
+            self.client.get(url, name="question or feedback")
             nxt = self.client.get(f"/attempts/{match.group(1)}/", name="next question")
             url = nxt.url
 

@@ -19,33 +19,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.servers import gunicorn_servers, manage, production_env, shared_database  # noqa: E402
+from tests.servers import (  # noqa: E402
+    count_rows,
+    gunicorn_servers,
+    manage,
+    production_env,
+    seed_learners,
+    shared_database,
+)
 
 USERS = int(os.environ.get("LOADTEST_USERS", "20"))
 SECONDS = int(os.environ.get("LOADTEST_SECONDS", "30"))
 PASSWORD = "load-test-pass-phrase-42"
-
-
-def prepare(env):
-    manage(env, "migrate", "--noinput")
-    manage(env, "import_questions", str(ROOT / "fixtures" / "seed.json"))
-    script = (
-        "from quiz.models import User, QuestionSet\n"
-        "from django.contrib.auth.hashers import make_password\n"
-        f"hashed = make_password({PASSWORD!r})\n"
-        f"User.objects.bulk_create([User(username=f'load{{n}}', password=hashed) for n in range({USERS})])\n"
-        "print(QuestionSet.objects.order_by('pk').values_list('pk', flat=True).first())\n"
-    )
-    result = subprocess.run([sys.executable, "manage.py", "shell", "-c", script], cwd=ROOT, env=env,
-                            capture_output=True, text=True, check=True)
-    return result.stdout.strip().splitlines()[-1]
-
-
-def stored_answers(env):
-    script = "from quiz.models import AttemptSlot; print(AttemptSlot.objects.filter(answered_at__isnull=False).count())"
-    result = subprocess.run([sys.executable, "manage.py", "shell", "-c", script], cwd=ROOT, env=env,
-                            capture_output=True, text=True, check=True)
-    return int(result.stdout.strip().splitlines()[-1])
 
 
 def main():
@@ -53,10 +38,11 @@ def main():
     with tempfile.TemporaryDirectory() as tmp, shared_database(Path(tmp)) as database_url:
         tmp = Path(tmp)
         env = production_env(database_url, tmp / "static")
-        set_id = prepare(env)
+        manage(env, "migrate", "--noinput")
+        set_id, _ = seed_learners(env, USERS, PASSWORD)
         with gunicorn_servers(env, count=1) as (url,):
             sent_file = tmp / "sent"
-            locust_env = {**env, "LOADTEST_PASSWORD": PASSWORD, "LOADTEST_SET_ID": set_id,
+            locust_env = {**env, "LOADTEST_PASSWORD": PASSWORD, "LOADTEST_SET_ID": str(set_id),
                           "LOADTEST_SENT_FILE": str(sent_file)}
             subprocess.run(
                 [sys.executable, "-m", "locust", "-f", str(ROOT / "loadtest" / "locustfile.py"), "--headless",
@@ -68,7 +54,7 @@ def main():
                 cwd=ROOT, env=locust_env, check=False, timeout=SECONDS + 180,
             )
             sent = int(sent_file.read_text() or 0)
-        stored = stored_answers(env)
+        stored = count_rows(env, "AttemptSlot.objects.filter(answered_at__isnull=False).count()")
         return report(tmp / "stats_stats.csv", tmp / "stats_failures.csv", sent, stored)
 
 

@@ -29,6 +29,13 @@ def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "")
+    try:
+        return int(value) if value else default
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a whole number, not {value!r}") from None
+
 ENVIRONMENT = os.environ.get("DJANGO_ENV", "development")
 if ENVIRONMENT not in {"development", "production"}:
     raise ImproperlyConfigured(f"DJANGO_ENV must be 'development' or 'production', not {ENVIRONMENT!r}")
@@ -105,6 +112,17 @@ DATABASES = {
         conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "60")),
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # SQLite as a real server's database: writers queue instead of failing. IMMEDIATE takes the
+    # write lock when a transaction starts (a read that later writes cannot be refused the
+    # upgrade, which was "database is locked" at once); the busy timeout is how long a writer
+    # waits for it; WAL lets pages read while an answer is being written.
+    DATABASES["default"]["OPTIONS"] = {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": env_int("SQLITE_BUSY_TIMEOUT_SECONDS", 20),
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        **DATABASES["default"].get("OPTIONS", {}),
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "quiz.User"
@@ -144,13 +162,6 @@ if PRODUCTION:
 
 QUIZ_PAGE_SIZE = 20
 
-
-def env_int(name: str, default: int) -> int:
-    value = os.environ.get(name, "")
-    try:
-        return int(value) if value else default
-    except ValueError:
-        raise ImproperlyConfigured(f"{name} must be a whole number, not {value!r}") from None
 
 
 # --- Shared cache: rate limits (and anything cached) hold across workers and servers --------------

@@ -68,15 +68,15 @@ def manage(env, *args):
 
 
 @contextlib.contextmanager
-def gunicorn_servers(env, count=2):
-    """`count` gunicorn servers (one worker each) on the same database; yields their base URLs."""
+def gunicorn_servers(env, count=2, workers=1):
+    """`count` gunicorn servers (`workers` each) on the same database; yields their base URLs."""
     manage(env, "migrate", "--noinput")
     manage(env, "createcachetable")
     manage(env, "collectstatic", "--noinput")
     ports = [free_port() for _ in range(count)]
     processes = [
         subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "studyapp.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "1"],
+            [sys.executable, "-m", "gunicorn", "studyapp.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", str(workers)],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         for port in ports
@@ -91,6 +91,32 @@ def gunicorn_servers(env, count=2):
             process.terminate()
         for process in processes:
             process.wait(timeout=30)
+
+
+def seed_learners(env, count, password, prefix="load"):
+    """The seed content and `count` learners `{prefix}0`.. with `password`; returns the seed
+    question set's id and its number of questions."""
+    manage(env, "import_questions", str(ROOT / "fixtures" / "seed.json"))
+    script = (
+        "from django.contrib.auth.hashers import make_password\n"
+        "from quiz.models import QuestionSet, User\n"
+        f"hashed = make_password({password!r})\n"
+        f"User.objects.bulk_create([User(username=f'{prefix}{{n}}', password=hashed) for n in range({count})])\n"
+        "first = QuestionSet.objects.order_by('pk').first()\n"
+        "print(first.pk, first.questions.count())\n"
+    )
+    result = subprocess.run([sys.executable, "manage.py", "shell", "-c", script], cwd=ROOT, env=env,
+                            capture_output=True, text=True, check=True)
+    set_id, questions = result.stdout.strip().splitlines()[-1].split()
+    return int(set_id), int(questions)
+
+
+def count_rows(env, expression):
+    """The integer a Python expression over the models gives, read in the servers' database."""
+    script = f"from quiz.models import *\nprint({expression})"
+    result = subprocess.run([sys.executable, "manage.py", "shell", "-c", script], cwd=ROOT, env=env,
+                            capture_output=True, text=True, check=True)
+    return int(result.stdout.strip().splitlines()[-1])
 
 
 def wait_until_up(url, seconds=30):
@@ -121,9 +147,26 @@ class Browser:
         body = urllib.parse.urlencode({**data, "csrfmiddlewaretoken": token}).encode()
         return self._open(urllib.request.Request(page_url, data=body, headers={"Referer": page_url}))
 
+    def post(self, url, data):
+        """A POST with the CSRF cookie's token in the header, as htmx sends it."""
+        token = next((cookie.value for cookie in self.jar if cookie.name == "csrftoken"), "")
+        body = urllib.parse.urlencode(data).encode()
+        return self._open(urllib.request.Request(url, data=body, headers={"X-CSRFToken": token, "Referer": url}))
+
+    def location(self, url, data=None):
+        """Where a POST (or a GET without data) redirects to."""
+        token = next((cookie.value for cookie in self.jar if cookie.name == "csrftoken"), "")
+        body = None if data is None else urllib.parse.urlencode(data).encode()
+        request = urllib.request.Request(url, data=body, headers={"X-CSRFToken": token, "Referer": url})
+        try:
+            with self.opener.open(request, timeout=30) as response:
+                return response.status, response.headers.get("Location")
+        except urllib.error.HTTPError as error:
+            return error.code, error.headers.get("Location")
+
     def _open(self, request):
         try:
-            with self.opener.open(request, timeout=10) as response:
+            with self.opener.open(request, timeout=30) as response:
                 return response.status, response.read().decode()
         except urllib.error.HTTPError as error:
             return error.code, error.read().decode()
