@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from quiz.models import Attempt
 from tests.factories import make_question_set, start_attempt
-from tests.helpers import answer_all, correct_number, count_queries
+from tests.helpers import answer_all, answer_at, correct_number, count_queries
 
 # Session + user lookups that every signed-in request makes.
 AUTH = 2
@@ -63,8 +63,9 @@ def test_my_attempts(learner_client, learner, question_set, django_assert_num_qu
 def test_question_page(learner_client, learner, questions, django_assert_num_queries):
     attempt = start_attempt(learner, make_question_set(questions=questions))
     add_finished_attempts(learner, attempt.question_set, 50)
-    # attempt with its set and user; the slot with its question
-    with django_assert_num_queries(AUTH + 2):
+    # the slot with its attempt, set, user and question (and how many are left open): the
+    # page is three queries with the session and the user
+    with django_assert_num_queries(AUTH + 1):
         response = learner_client.get(reverse("attempt_question", args=[attempt.pk, 2]))
     assert response.status_code == 200
 
@@ -73,11 +74,11 @@ def test_question_page(learner_client, learner, questions, django_assert_num_que
 def test_answering(learner_client, learner, questions, django_assert_num_queries):
     attempt = start_attempt(learner, make_question_set(questions=questions))
     number = correct_number(attempt.slots.get(position=1))
-    # attempt with set and user; slot; two savepoints, attempt lock, time of the last answer,
-    # the guarded update, "any question left?", release, the slot's answer re-read; then, in
-    # a savepoint, the slot claimed for scheduling and the question's memory state: read,
-    # savepoint, insert, review log row, releases
-    with django_assert_num_queries(AUTH + 19):
+    # the slot with its attempt and question; the attempt locked while open (one UPDATE);
+    # the answer recorded if the slot has none (one UPDATE); the question's memory state:
+    # read, written; its log row. Eight with the session and the user, and a savepoint pair
+    # that is BEGIN/COMMIT outside the test's own transaction.
+    with django_assert_num_queries(AUTH + 6 + 2):
         response = learner_client.post(reverse("attempt_question", args=[attempt.pk, 1]), {"choice": number})
     assert response.status_code == 302
 
@@ -96,8 +97,8 @@ def test_the_feedback_page_and_the_attempt_redirect(learner_client, learner, dja
     add_finished_attempts(learner, attempt.question_set, 200)
     answer_all(attempt, right=1)
     unfinished = start_attempt(learner, make_question_set(questions=30))
-    # attempt with set and user; the slot with its question
-    with django_assert_num_queries(AUTH + 2):
+    # the slot with its attempt, set, user and question
+    with django_assert_num_queries(AUTH + 1):
         assert learner_client.get(reverse("attempt_question", args=[attempt.pk, 1])).status_code == 200
     # attempt; deadline check needs none; the first unanswered slot
     with django_assert_num_queries(AUTH + 2):
@@ -116,3 +117,18 @@ def test_starting_an_attempt(learner_client, learner, django_assert_num_queries)
 def test_account_pages(client, db, name, django_assert_num_queries):
     with django_assert_num_queries(0):  # no session yet, no user, nothing to look up
         assert client.get(reverse(name)).status_code == 200
+
+
+def test_answering_the_last_question_finishes_the_attempt_in_the_same_queries(learner_client, learner, django_assert_num_queries):
+    attempt = start_attempt(learner, make_question_set(questions=3))
+    slots = list(attempt.slots.order_by("position"))
+    for slot in slots[:2]:
+        answer_at(attempt, slot, right=True, at=timezone.now())
+    number = correct_number(slots[2])
+
+    # as any answer: the attempt's UPDATE also finishes it and counts its score
+    with django_assert_num_queries(AUTH + 6 + 2):
+        learner_client.post(reverse("attempt_question", args=[attempt.pk, 3]), {"choice": number})
+
+    attempt.refresh_from_db()
+    assert attempt.is_finished and attempt.correct_count == 3 and attempt.last_answered_at == attempt.finished_at

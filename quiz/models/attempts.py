@@ -10,7 +10,7 @@ from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
-from .content import Choice, Question, QuestionSet, User
+from .content import Choice, Question, QuestionSet, User, count_of
 
 # An answer given after a longer pause than this is not "time spent" on the question:
 # the learner walked away and resumed later, so the time is capped.
@@ -125,6 +125,8 @@ class Attempt(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     question_count = models.PositiveIntegerField(default=0)
     correct_count = models.PositiveIntegerField(default=0)
+    # When the last answer was recorded: time spent on the next one is counted from here.
+    last_answered_at = models.DateTimeField(null=True, blank=True)
 
     objects = AttemptQuerySet.as_manager()
 
@@ -205,39 +207,72 @@ class Attempt(models.Model):
     def next_unanswered_slot(self):
         return self.slots.filter(answered_at__isnull=True).order_by("position").first()
 
-    def record_answer(self, slot, number, *, now=None):
+    def record_answer(self, slot, number, *, now=None, claim=False):
         """Save the learner's pick (the 1-based number of a choice as shown); True if recorded.
 
-        The grade comes from the slot's snapshot, i.e. from what the learner was shown. The
-        attempt row is locked and the UPDATE is conditional: a double submit (double click,
-        back button, two tabs) finds the slot answered and changes nothing, and two last
-        answers racing in two tabs cannot both miss finishing the attempt.
+        The grade comes from the slot's snapshot, i.e. from what the learner was shown. Two
+        guarded UPDATEs, and no read in between: the first locks the attempt row and succeeds
+        only while it is open (within its deadline), finishing it when this is its last open
+        question; the second records the answer only if the slot has none, so a double submit
+        (double click, back button, two tabs) changes nothing. `claim` also marks the answer as
+        entering the memory queue (when its feedback is shown at once).
+
+        `slot.unanswered_in_attempt`, when the page's query annotated it, saves a count.
         """
         if slot.attempt_id != self.pk or not 1 <= number <= len(slot.shown_choices):
             raise ValueError("no such choice in this attempt's question")
+        now = now or timezone.now()
         if self.is_past_deadline(now):
             self.finish(now=now)  # time is up: the answer is refused and the attempt closes
             return False
         shown = slot.shown_choices[number - 1]
-        now = now or timezone.now()
-        with transaction.atomic():
-            locked = Attempt.objects.select_for_update().filter(pk=self.pk).values_list("finished_at", flat=True)
-            if locked.get() is not None:
+        left = getattr(slot, "unanswered_in_attempt", None)
+        if left is None:
+            left = self.slots.filter(answered_at__isnull=True).count()
+        last = left == 1 and slot.answered_at is None
+        # No savepoint of its own: inside submit_answer's transaction, a refusal here rolls back
+        # that whole transaction, which is what it must do (nothing of the answer is written).
+        with transaction.atomic(savepoint=False):
+            if not self._lock_if_open(now, last_answer_correct=shown["correct"] if last else None):
                 return False  # closed meanwhile (its deadline passed, or it was submitted elsewhere)
-            previous = self.slots.filter(answered_at__isnull=False).aggregate(last=models.Max("answered_at"))
-            since = max(filter(None, [previous["last"], self.started_at]))
+            since = max(filter(None, [self.last_answered_at, self.started_at]))
             seconds = min(max(int((now - since).total_seconds()), 0), MAX_SECONDS_PER_QUESTION)
+            answer = {
+                "chosen_index": number,
+                "is_correct": shown["correct"],
+                "answered_at": now,
+                "seconds_spent": seconds,
+                "scheduled_at": now if claim else None,
+            }
             recorded = AttemptSlot.objects.filter(pk=slot.pk, answered_at__isnull=True).update(
-                chosen_index=number,
-                chosen_choice=Subquery(Choice.objects.filter(pk=shown["id"]).values("pk")[:1]),
-                is_correct=shown["correct"],
-                answered_at=now,
-                seconds_spent=seconds,
+                chosen_choice=Subquery(Choice.objects.filter(pk=shown["id"]).values("pk")[:1]), **answer
             )
-            if recorded and not self.slots.filter(answered_at__isnull=True).exists():
-                self.finish(now=now)
-        slot.refresh_from_db(fields=["chosen_index", "chosen_choice", "is_correct", "answered_at", "seconds_spent"])
-        return bool(recorded)
+            if not recorded:
+                transaction.set_rollback(True)  # answered already: the attempt stays as it was
+                return False
+        for name, value in answer.items():
+            setattr(slot, name, value)
+        slot.chosen_choice_id = shown["id"]
+        self.last_answered_at = now
+        if last:
+            late = self.due_at is not None and now > self.due_at
+            self.finished_at, self.is_late = now, late  # the score was counted by the UPDATE
+        return True
+
+    def _lock_if_open(self, now, *, last_answer_correct=None):
+        """One UPDATE that locks the attempt row while it is open and within its deadline, and
+        finishes it when the answer being recorded is its last (`last_answer_correct` is then
+        that answer's grade: the score is counted with it)."""
+        fields = {"last_answered_at": now}
+        if last_answer_correct is not None:
+            already_right = AttemptSlot.objects.filter(attempt=OuterRef("pk"), is_correct=True, answered_at__isnull=False)
+            fields.update(
+                finished_at=now,
+                correct_count=count_of(already_right) + int(last_answer_correct),
+                is_late=self.due_at is not None and now > self.due_at,
+            )
+        open_attempt = Attempt.objects.filter(pk=self.pk, finished_at__isnull=True).exclude(deadline__lt=now)
+        return bool(open_attempt.update(**fields))
 
     def finish(self, *, now=None):
         """Close the attempt and store its score, counted by the database from the slots.

@@ -3,12 +3,16 @@ once the learner may see whether it was right, the question's memory state learn
 So every question answered anywhere feeds the spaced-repetition queue, and the queue never
 shows an answer before the quiz does."""
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from quiz.models import AttemptSlot, MemoryState, ReviewLog
 
 from . import scheduling
+
+# A rating refused because another one of the same item landed first (the same question answered
+# at the same moment in two attempts) is tried again on the fresh state; this many times at most.
+RATING_TRIES = 20
 
 
 def rating_for(is_correct):
@@ -35,13 +39,24 @@ def submit_answer(*, attempt, slot, number, now=None):
     once when feedback is immediate, otherwise when the attempt's answers become visible.
     """
     now = now or timezone.now()
-    with transaction.atomic():
-        recorded = attempt.record_answer(slot, number, now=now)
-        if recorded and attempt.shows_feedback_per_question and attempt.answers_visible(now):
-            _release(slot, attempt.user, now)
-        elif recorded and attempt.is_finished:
-            release_visible_answers(attempt.slots.all(), now=now)
-    return recorded
+    at_once = attempt.shows_feedback_per_question and (attempt.reveal_at is None or now >= attempt.reveal_at)
+    for _ in range(RATING_TRIES):
+        try:
+            with transaction.atomic():
+                recorded = attempt.record_answer(slot, number, now=now, claim=at_once)
+                if recorded and at_once:
+                    # Claimed by record_answer's own UPDATE; rated in the same transaction.
+                    if _rate_released(slot, attempt.user, now, savepoint=False) is None:
+                        raise IntegrityError("the question's memory changed meanwhile")
+                elif recorded and attempt.is_finished:
+                    release_visible_answers(attempt.slots.all(), now=now)
+            return recorded
+        except IntegrityError:
+            # Another answer to the same question rated it at the same moment: nothing of this
+            # one was written; record it again on the fresh state.
+            slot.refresh_from_db()
+            attempt.refresh_from_db()
+    raise IntegrityError(f"could not record the answer to slot {slot.pk} after {RATING_TRIES} tries")
 
 
 def pending_release(slots, now):
@@ -64,11 +79,6 @@ def release_visible_answers(slots, *, now=None):
     return released
 
 
-# A rating refused because another one of the same item landed first (the same question answered
-# at the same moment in two attempts) is tried again on the fresh state; this many times at most.
-RATING_TRIES = 20
-
-
 def _release(slot, user, now):
     with transaction.atomic():
         # Claim the slot first, so two requests catching up at once schedule it once.
@@ -82,8 +92,9 @@ def _release(slot, user, now):
         return 0
 
 
-def _rate_released(slot, user, now):
+def _rate_released(slot, user, now, savepoint=True):
     return scheduling.rate(
+        savepoint=savepoint,
         user=user,
         kind=MemoryState.Kind.QUESTION,
         item=slot.question,

@@ -90,12 +90,17 @@ def item_lookup(kind, item):
     return {"question": item} if kind == Kind.QUESTION else {"card": item}
 
 
-def rate(*, user, kind, item, rating, source, now=None, expected_reps=None, duration_ms=None, **details):
+def rate(*, user, kind, item, rating, source, now=None, expected_reps=None, duration_ms=None, savepoint=True,
+         **details):
     """Apply one rating to the learner's memory of an item; return the ReviewLog, or None.
 
     None means the rating was refused because it is stale: `expected_reps` (the number of
     reviews the learner's screen was showing) no longer matches, which is what a double
     submit or a second tab looks like. The guarded UPDATE makes that check atomic.
+
+    With `savepoint=False` the caller's transaction is the only guard (two queries fewer on
+    the answer path): a concurrent first rating of the same item then raises IntegrityError
+    out of it, and the caller tries the whole transaction again.
     """
     now = now or timezone.now()
     rating = Rating(rating)
@@ -112,25 +117,35 @@ def rate(*, user, kind, item, rating, source, now=None, expected_reps=None, dura
     _copy_fsrs(memory, card)
     memory.lapses += int(lapsed)
     memory.last_rating = int(rating)
+    log = ReviewLog(
+        user=user,
+        memory=memory,
+        source=source,
+        rating=int(rating),
+        reviewed_at=now,
+        duration_ms=duration_ms,
+        was_new=was_new,
+        retrievability=recall,
+        due_after=memory.due,
+        state_before=before,
+        **details,
+    )
+    if not savepoint:
+        with transaction.atomic(savepoint=False):
+            return _save_rating(memory, was_new, log)
     try:
         with transaction.atomic():
-            if not _save_guarded(memory, was_new):
-                return None
-            return ReviewLog.objects.create(
-                user=user,
-                memory=memory,
-                source=source,
-                rating=int(rating),
-                reviewed_at=now,
-                duration_ms=duration_ms,
-                was_new=was_new,
-                retrievability=recall,
-                due_after=memory.due,
-                state_before=before,
-                **details,
-            )
+            return _save_rating(memory, was_new, log)
     except IntegrityError:  # a concurrent first rating of the same new item won
         return None
+
+
+def _save_rating(memory, was_new, log):
+    if not _save_guarded(memory, was_new):
+        return None
+    log.memory = memory
+    log.save(force_insert=True)
+    return log
 
 
 def _save_guarded(memory, was_new):

@@ -5,9 +5,10 @@ from functools import wraps
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db.models import OuterRef
 from django.shortcuts import get_object_or_404
 
-from quiz.models import Assignment, Attempt, AttemptSlot, Classroom, QuestionPool, User
+from quiz.models import Assignment, Attempt, AttemptSlot, Classroom, QuestionPool, User, count_of
 
 
 def own_attempt_or_404(request, attempt_id):
@@ -17,11 +18,15 @@ def own_attempt_or_404(request, attempt_id):
     )
 
 
-def slot_or_404(attempt, position):
-    """One question of the attempt, or 404 for a position outside it."""
-    slot = get_object_or_404(AttemptSlot.objects.filter(attempt=attempt).select_related("question"), position=position)
-    slot.attempt = attempt  # already loaded; saves a query
-    return slot
+def own_slot_or_404(request, attempt_id, position):
+    """One question of the learner's own attempt, with the attempt, in one query; 404 for
+    anyone else's attempt or a position outside it."""
+    open_slots = AttemptSlot.objects.filter(attempt=OuterRef("attempt"), answered_at__isnull=True)
+    slots = AttemptSlot.objects.select_related("attempt__question_set", "attempt__user", "question").annotate(
+        unanswered_in_attempt=count_of(open_slots)  # so answering knows, without a query, if this is the last
+    )
+    return get_object_or_404(slots, attempt_id=attempt_id, attempt__user=request.user, position=position)
+
 
 
 def instructor_required(view):

@@ -16,7 +16,7 @@ from quiz.models import Attempt, QuestionSet, ReviewLog
 from quiz.study.answers import submit_answer
 from quiz.study.catch_up import finish_and_release
 
-from .access import own_attempt_or_404, slot_or_404
+from .access import own_attempt_or_404, own_slot_or_404
 
 
 @require_POST
@@ -59,11 +59,11 @@ def attempt_question(request, attempt_id, position):
     A POST answers and redirects back here (post/redirect/get), so reloads and the back
     button never resubmit; HTMX follows the redirect and swaps in the feedback partial.
     """
-    attempt = own_attempt_or_404(request, attempt_id)
+    slot = own_slot_or_404(request, attempt_id, position)
+    attempt = slot.attempt
     results = reverse("attempt_results", args=[attempt.pk])
     if _close_if_time_is_up(request, attempt):
         return navigate(request, results)  # an answer sent after the limit is not recorded
-    slot = slot_or_404(attempt, position)
     if attempt.is_finished and not attempt.answers_visible():
         return navigate(request, results)  # the results page says when answers will be shown
     form = AnswerForm(slot, request.POST if request.method == "POST" else None)
