@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: install run test migrate seed fixture clean serve loadtest
+.PHONY: install run test migrate seed fixture clean serve loadtest bench
 
 install: $(STAMP)
 
@@ -50,6 +50,11 @@ serve: install
 loadtest: install
 	$(BIN)/python -m pip install --quiet -e '.[test,load]'
 	$(BIN)/python loadtest/run.py
+
+# Each page's speed as a ratio to a bare signed-in page, its queries and server time, on SQLite
+# and PostgreSQL at BENCH_ANSWERS answers (default "10000 1000000"). A benchmark: it prints.
+bench: install
+	$(BIN)/python bench/run.py
 
 # Rebuild the committed JSON fixture from the source documents (a test checks they agree).
 fixture: install

@@ -1,5 +1,6 @@
 """Every URL of the app, grouped as the pages are: learner, study, history, classes, teaching."""
 
+from django.conf import settings
 from django.urls import path
 
 from quiz.views import accounts, classes, dashboard, health, history, quizzes, study, teach
@@ -69,3 +70,6 @@ urlpatterns = [
     path("teach/assignments/<int:assignment_id>/analysis/", teach.item_analysis, name="item_analysis"),
     path("teach/attempts/<int:attempt_id>/", teach.attempt_review, name="instructor_attempt_review"),
 ]
+
+if settings.BENCHMARK:
+    urlpatterns.append(path("bench/bare/", health.bare, name="bench_bare"))

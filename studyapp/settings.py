@@ -161,6 +161,8 @@ if PRODUCTION:
     CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 
 QUIZ_PAGE_SIZE = 20
+# make bench mounts a bare signed-in page to compare every page with (never in production use).
+BENCHMARK = env_bool("DJANGO_BENCHMARK", False)
 
 
 

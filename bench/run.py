@@ -1,0 +1,155 @@
+"""`make bench`: every page's speed under gunicorn (production settings, 2 workers), as a ratio
+to a signed-in bare page of the same stack in the same run, with its queries and its server
+time, at BENCH_ANSWERS answers (default "10000 1000000"), on SQLite and on PostgreSQL.
+
+Each size gets a database of its own, filled by `manage.py seed_demo`. Requests/s come from
+BENCH_CLIENTS threads (default 4) for BENCH_SECONDS (default 3) per page; the query count and
+the server time (median of 5, measured in this process with Django's test client on the same
+database) tell what a page costs apart from the network. A benchmark, not a test: it prints.
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.servers import Browser, gunicorn_servers, manage, production_env, shared_database  # noqa: E402
+
+SIZES = [int(size) for size in os.environ.get("BENCH_ANSWERS", "10000 1000000").split()]
+DATABASES = os.environ.get("BENCH_DATABASES", "sqlite postgres").split()
+CLIENTS = int(os.environ.get("BENCH_CLIENTS", "4"))
+SECONDS = float(os.environ.get("BENCH_SECONDS", "3"))
+PASSWORD = "demo-pass-phrase"
+PG = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+
+
+def pages(ids):
+    """(name, who, method, url) for each page measured."""
+    return [
+        ("bare (yardstick)", "demo", "get", "/bench/bare/"),
+        ("dashboard", "demo", "get", "/"),
+        ("question", "demo", "get", f"/attempts/{ids['attempt']}/questions/1/"),
+        ("answer POST", "demo", "answer", f"/attempts/{ids['attempt']}/questions/"),
+        ("review due", "demo", "get", "/review/"),
+        ("my attempts", "demo", "get", "/attempts/"),
+        ("history CSV", "demo", "get", "/history/download/"),
+        ("gradebook", "demo_teacher", "get", f"/teach/classes/{ids['classroom']}/gradebook/"),
+        ("gradebook CSV", "demo_teacher", "get", f"/teach/classes/{ids['classroom']}/gradebook.csv"),
+        ("responses CSV", "demo_teacher", "get", f"/teach/classes/{ids['classroom']}/responses.csv"),
+        ("item analysis", "demo_teacher", "get", f"/teach/assignments/{ids['assignment']}/analysis/"),
+    ]
+
+
+def prepare(env, answers):
+    manage(env, "migrate", "--noinput")
+    manage(env, "createcachetable")
+    manage(env, "seed_demo", "--answers", str(answers))
+    script = (
+        "from quiz.models import *\n"
+        "demo = User.objects.get(username='demo')\n"
+        "attempt = Attempt.objects.start_custom(user=demo, purpose='bench', title='Bench',"
+        " questions=Question.objects.order_by('pk')[:400], feedback='immediate')\n"
+        "classroom = Classroom.objects.get(name='Demo class')\n"
+        "print(attempt.pk, classroom.pk, classroom.assignments.order_by('pk').first().pk)\n"
+    )
+    result = subprocess.run([sys.executable, "manage.py", "shell", "-c", script], cwd=ROOT, env=env,
+                            capture_output=True, text=True, check=True)
+    attempt, classroom, assignment = result.stdout.strip().splitlines()[-1].split()
+    return {"attempt": attempt, "classroom": classroom, "assignment": assignment}
+
+
+def rate(server, who, method, url, positions):
+    browsers = []
+    for _ in range(CLIENTS):
+        browser = Browser()
+        browser.post_form(f"{server}/accounts/login/", {"username": who, "password": PASSWORD})
+        browsers.append(browser)
+    done, stop = [0] * CLIENTS, time.monotonic() + SECONDS
+
+    def loop(index):
+        browser = browsers[index]
+        while time.monotonic() < stop:
+            if method == "answer":
+                position = next(positions, None)
+                if position is None:
+                    return
+                browser.location(f"{server}{url}{position}/", {"choice": "1"})
+            else:
+                browser.get(f"{server}{url}")
+            done[index] += 1
+
+    threads = [threading.Thread(target=loop, args=(n,)) for n in range(CLIENTS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sum(done) / SECONDS
+
+
+def server_side(env, who, method, url, positions):
+    """(queries, median server ms) in this process, through Django's test client."""
+    script = f"""
+import statistics, time
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from quiz.models import User
+client = Client()
+client.force_login(User.objects.get(username={who!r}))
+times, counts = [], []
+for position in {[next(positions) for _ in range(5)] if method == "answer" else [0] * 5}:
+    with CaptureQueriesContext(connection) as queries:
+        start = time.perf_counter()
+        if {method!r} == "answer":
+            response = client.post({url!r} + f"{{position}}/", {{"choice": "1"}})
+        else:
+            response = client.get({url!r})
+            if hasattr(response, "streaming_content"):
+                b"".join(response.streaming_content)
+        times.append((time.perf_counter() - start) * 1000)
+    assert response.status_code in (200, 302), response.status_code
+    counts.append(len(queries))
+print(counts[-1], round(statistics.median(times), 1))
+"""
+    bench_env = {**env, "DJANGO_ENV": "development", "DJANGO_DEBUG": "0", "DJANGO_BENCHMARK": "1",
+                 "DJANGO_ALLOWED_HOSTS": "testserver"}
+    result = subprocess.run([sys.executable, "manage.py", "shell", "-c", script], cwd=ROOT, env=bench_env,
+                            capture_output=True, text=True, check=True)
+    queries, ms = result.stdout.strip().splitlines()[-1].split()
+    return int(queries), float(ms)
+
+
+def measure(kind, answers):
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        if kind == "postgres":
+            os.environ["DATABASE_URL"] = PG
+        else:
+            os.environ.pop("DATABASE_URL", None)
+        with shared_database(tmp) as database_url:
+            env = production_env(database_url, tmp / "static", DJANGO_BENCHMARK="1")
+            ids = prepare(env, answers)
+            positions = iter(range(1, 391))  # the last ten are answered in this process below
+            reserved = iter(range(391, 401))
+            rows = []
+            with gunicorn_servers(env, count=1, workers=2) as (server,):
+                for name, who, method, url in pages(ids):
+                    rows.append((name, rate(server, who, method, url, positions)))
+            costs = [server_side(env, who, method, url, reserved) for _, who, method, url in pages(ids)]
+    bare = rows[0][1] or 1
+    print(f"\n{kind}, {answers:,} answers ({CLIENTS} clients, gunicorn 2 workers)")
+    print(f"{'page':<18}{'req/s':>8}{'ratio':>7}{'queries':>9}{'server ms':>11}")
+    for (name, per_second), (queries, ms) in zip(rows, costs):
+        print(f"{name:<18}{per_second:>8.1f}{per_second / bare:>7.2f}{queries:>9}{ms:>11.1f}")
+
+
+if __name__ == "__main__":
+    for kind in DATABASES:
+        for size in SIZES:
+            measure(kind, size)
