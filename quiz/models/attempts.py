@@ -185,9 +185,14 @@ class Attempt(models.Model):
         Every page that shows an attempt's correctness must ask this: deferred feedback holds
         them back until the attempt is finished, and an assignment may hold them back until
         after its due date."""
-        if not (self.shows_feedback_per_question or self.is_finished):
+        return Attempt.visible(self.feedback, self.finished_at, self.reveal_at, now or timezone.now())
+
+    @staticmethod
+    def visible(feedback, finished_at, reveal_at, now):
+        """`answers_visible` from the three columns it reads: for rows read as plain values."""
+        if not (feedback == Attempt.Feedback.IMMEDIATE or finished_at is not None):
             return False
-        return self.reveal_at is None or (now or timezone.now()) >= self.reveal_at
+        return reveal_at is None or now >= reveal_at
 
     def is_past_deadline(self, now=None):
         return self.deadline is not None and (now or timezone.now()) > self.deadline

@@ -23,18 +23,16 @@ def response_rows(classroom):
     assignment_ids = list(classroom.assignments.values_list("pk", flat=True))
     slots = (
         AttemptSlot.objects.filter(attempt__assignment__in=assignment_ids, answered_at__isnull=False)
-        .select_related("attempt__user", "attempt__assignment")
         .order_by("attempt__assignment__due_at", "attempt__user__username", "attempt__started_at", "position")
+        .values_list(
+            "attempt__assignment__title", "attempt__user__username", "attempt_id", "stem", "shown_choices",
+            "chosen_index", "is_correct", "seconds_spent", "answered_at",
+        )
     )
     yield RESPONSE_COLUMNS
-    for slot in slots.iterator(chunk_size=1000):
+    # Plain values read in chunks, no model instance per row: a class's every answer streams.
+    for title, learner, attempt_id, stem, shown, chosen, right, seconds, at in slots.iterator(chunk_size=5000):
         yield [
-            slot.attempt.assignment.title,
-            slot.attempt.user.username,
-            slot.attempt_id,
-            slot.stem,
-            slot.shown_choices[slot.chosen_index - 1]["text"] if slot.chosen_index else "",
-            "yes" if slot.is_correct else "no",
-            "" if slot.seconds_spent is None else slot.seconds_spent,
-            slot.answered_at.isoformat(),
+            title, learner, attempt_id, stem, shown[chosen - 1]["text"] if chosen else "", "yes" if right else "no",
+            "" if seconds is None else seconds, at.isoformat(),
         ]

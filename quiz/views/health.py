@@ -1,8 +1,8 @@
 """The health check a load balancer or an uptime monitor polls (200 when this server can reach
 its database, 503 when it cannot), and the bare page `make bench` compares every page with."""
 
-from django.db import DatabaseError, connection
 from django.contrib.auth.decorators import login_required
+from django.db import DatabaseError, connection
 from django.http import HttpResponse, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
