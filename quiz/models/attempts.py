@@ -112,7 +112,8 @@ class Attempt(models.Model):
     # What a quiz built on the fly is for ("mistakes", "topic-3"): one open attempt each.
     purpose = models.CharField(max_length=40, blank=True)
     assignment = models.ForeignKey(
-        "quiz.Assignment", null=True, blank=True, on_delete=models.PROTECT, related_name="attempts"
+        "quiz.Assignment", null=True, blank=True, on_delete=models.PROTECT, related_name="attempts",
+        db_index=False,  # attempt_assignment_user leads with it
     )
     # Set for timed attempts: answers after this moment are refused and the attempt closes.
     deadline = models.DateTimeField(null=True, blank=True)
@@ -135,6 +136,8 @@ class Attempt(models.Model):
         indexes = [
             models.Index(fields=["user", "-started_at"], name="attempt_user_recent"),
             models.Index(fields=["user", "question_set", "finished_at"], name="attempt_user_set"),
+            # Item analysis and the gradebook read each learner's attempts at one assignment.
+            models.Index(fields=["assignment", "user", "started_at"], name="attempt_assignment_user"),
             # Open timed attempts: what catch-up looks for on every study page, a handful per learner.
             models.Index(
                 fields=["user", "deadline"],
