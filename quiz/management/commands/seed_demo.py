@@ -13,7 +13,7 @@ from datetime import timedelta
 
 from django.contrib.auth.hashers import make_password
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from quiz.models import (
@@ -61,6 +61,10 @@ class Command(BaseCommand):
             assignments = _class(teacher, users, questions, now)
             made = _attempts(users + [demo], questions, assignments, answers, rng, now)
             logged = _review_log(demo, questions, reviews, rng, now)
+        # Fresh statistics, as autovacuum would keep on a live database: without them the
+        # planner guesses one row per table and picks plans no running site would see.
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
         self.stdout.write(
             f"Created {len(users) + 1} learners, {made} answers in finished attempts and {logged} reviews "
             f"for 'demo' (password {PASSWORD!r}); instructor 'demo_teacher'."
