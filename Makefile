@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: install run test migrate seed fixture clean serve loadtest bench
+.PHONY: install run test migrate seed fixture clean serve loadtest bench explain
 
 install: $(STAMP)
 
@@ -55,6 +55,11 @@ loadtest: install
 # and PostgreSQL at BENCH_ANSWERS answers (default "10000 1000000"). A benchmark: it prints.
 bench: install
 	$(BIN)/python bench/run.py
+
+# EXPLAIN every query of every page on a seeded PostgreSQL DATABASE_URL; fails on a sequential
+# scan of a table that grows with history.
+explain: install
+	$(BIN)/python bench/explain.py
 
 # Rebuild the committed JSON fixture from the source documents (a test checks they agree).
 fixture: install
