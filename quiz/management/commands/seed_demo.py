@@ -60,6 +60,7 @@ class Command(BaseCommand):
             users, demo, teacher = _people(learners)
             assignments = _class(teacher, users, questions, now)
             made = _attempts(users + [demo], questions, assignments, answers, rng, now)
+            _memory_of_answered_questions(users, rng, now)
             logged = _review_log(demo, questions, reviews, rng, now)
         # Fresh statistics, as autovacuum would keep on a live database: without them the
         # planner guesses one row per table and picks plans no running site would see.
@@ -165,6 +166,29 @@ def _write_attempts(batch, questions, assignments, rng):
             ))
     AttemptSlot.objects.bulk_create(slots, batch_size=BATCH)
     return len(slots)
+
+
+def _memory_of_answered_questions(users, rng, now):
+    """Every learner (but `demo`, whose memory comes with its review log) remembers each
+    question they answered: one memory state per learner and question, as the scheduler keeps."""
+    answered = (
+        AttemptSlot.objects.filter(attempt__user__in=users).order_by().values_list("attempt__user_id", "question_id")
+        .distinct()
+    )
+    rows = (
+        MemoryState(user_id=user_id, kind=MemoryState.Kind.QUESTION, question_id=question_id, phase=2,
+                    stability=rng.uniform(1, 60), difficulty=rng.uniform(2, 8),
+                    due=now + timedelta(days=rng.randint(-5, 30)), last_review=now - timedelta(days=rng.randint(0, 60)),
+                    reps=rng.randint(1, 5), last_rating=rng.choice([1, 3, 3, 3]))
+        for user_id, question_id in answered.iterator(chunk_size=BATCH)
+    )
+    memories = MemoryState.objects.bulk_create(rows, batch_size=BATCH)
+    # ...and the review each memory state's last rating came from.
+    ReviewLog.objects.bulk_create(
+        (ReviewLog(user_id=memory.user_id, memory=memory, source="quiz", rating=memory.last_rating,
+                   reviewed_at=memory.last_review, due_after=memory.due) for memory in memories),
+        batch_size=BATCH,
+    )
 
 
 def _review_log(demo, questions, reviews, rng, now):
