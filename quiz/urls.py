@@ -10,6 +10,7 @@ urlpatterns = [
     path("healthz", health.health, name="health"),
     path("dashboard/exam/", dashboard.exam_settings, name="exam_settings"),
     path("topics/<int:topic_id>/quiz/", dashboard.topic_quiz, name="topic_quiz"),
+    path("accounts/login/", accounts.log_in, name="login"),
     path("accounts/signup/", accounts.signup, name="signup"),
     # Before django.contrib.auth's own URLs (studyapp/urls.py), so this rate-limited view wins.
     path("accounts/password_reset/", accounts.password_reset, name="password_reset"),

@@ -7,12 +7,13 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.views import PasswordResetView
+from django.contrib.auth.views import LoginView, PasswordResetView
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 from django_ratelimit.decorators import ratelimit
 
 from quiz.forms import SignUpForm, StudySettingsForm
+from quiz.security import address_over_failure_limit
 
 security_log = logging.getLogger("quiz.security")
 
@@ -29,6 +30,14 @@ def rate_limited(request, what):
     """The page for a request over its rate limit (429 Too Many Requests)."""
     security_log.warning("rate limited", extra={"event": "rate_limited", "path": request.path, "what": what})
     return render(request, "registration/rate_limited.html", {"what": what}, status=429)
+
+
+def log_in(request, *args, **kwargs):
+    """Django's login, refused (429) to an address with too many failed logins lately; the
+    account itself locks after a few (django-axes)."""
+    if request.method == "POST" and address_over_failure_limit(request):
+        return rate_limited(request, "Logging in from this network")
+    return LoginView.as_view()(request, *args, **kwargs)
 
 
 @require_http_methods(["GET", "POST"])
