@@ -44,6 +44,7 @@ def test_five_wrong_passwords_lock_the_account_even_for_the_right_one(db):
     response = log_in(client, "alice", PASSWORD)
 
     assert response.status_code == 429 and "Too many attempts" in response.content.decode()
+    assert "Try again in 15 min" in response.content.decode()
     assert "_auth_user_id" not in client.session
 
 
