@@ -1,7 +1,6 @@
-"""Studying flashcards, the Review due session, the Myth-or-fact drill, undo, card info,
-retaking mistakes and study settings, through the views."""
+"""Studying flashcards, the Review due session, undo, card info, retaking mistakes and study
+settings, through the views (the Myth-or-fact drill's page is in test_undo_and_drill.py)."""
 
-import random
 import re
 from datetime import timedelta
 
@@ -10,9 +9,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from quiz.models import Attempt, MemoryState, ReviewLog
-from quiz.study import answers, queue, scheduling
+from quiz.study import answers, scheduling
 from tests.factories import make_deck, make_question_set, start_attempt
-from tests.helpers import HTMX, answer_at, rate_shown_card, shown_item_id, shown_token, wrong_number
+from tests.helpers import HTMX, answer_at, rate_shown_card, shown_item_id, wrong_number
 
 Kind = MemoryState.Kind
 
@@ -277,75 +276,6 @@ def test_review_due_mixes_due_cards_and_questions(learner_client, learner, deck)
 
     assert kinds == {"card", "question"}
     assert "All caught up" in learner_client.get(reverse("review_due")).content.decode()
-
-
-# --- Myth or fact ------------------------------------------------------------------------------
-
-def drill_url(deck):
-    return reverse("drill", args=[deck.pk])
-
-
-def test_a_drill_statement_does_not_say_whether_it_is_a_myth(learner_client, deck):
-    html = learner_client.get(drill_url(deck)).content.decode()
-    main = html.split("<main", 1)[1]
-
-    assert 'value="myth"' in main and 'value="fact"' in main
-    assert "Common mistake" not in main and "Myth." not in main
-    assert not re.search(r'data-(kind|answer|statement)', main)
-    # Nothing in the form names the card: its id would let the card page tell the kind.
-    assert 'name="item"' not in main
-    assert not any(f'value="{pk}"' in main for pk in deck.cards.values_list("pk", flat=True))
-
-
-def test_answering_the_drill_grades_against_the_statement_shown(learner_client, learner, deck):
-    html = learner_client.get(drill_url(deck)).content.decode()
-    card = next(card for card in deck.cards.all() if card.misconception in html or card.back in html)
-    is_myth = card.misconception in html
-
-    response = learner_client.post(
-        drill_url(deck), {"token": shown_token(html), "answer": "myth" if is_myth else "fact"}, follow=True
-    )
-
-    review = ReviewLog.objects.get(source="drill")
-    assert review.rating == ReviewLog.Rating.GOOD
-    assert review.memory.kind == ("myth" if is_myth else "fact")
-    page = response.content.decode()
-    assert "Correct!" in page
-    assert (card.correction if is_myth else "This is the right answer") in page
-
-
-def test_a_repeated_drill_answer_is_refused(learner_client, deck):
-    token = shown_token(learner_client.get(drill_url(deck)).content.decode())
-    learner_client.post(drill_url(deck), {"token": token, "answer": "myth"})
-
-    response = learner_client.post(drill_url(deck), {"token": token, "answer": "fact"})
-
-    assert response.status_code == 409
-    assert ReviewLog.objects.count() == 1
-
-
-def test_myths_and_facts_are_mixed_about_evenly(learner, db):
-    deck = make_deck(cards=200)
-    scope = queue.Scope(kinds=(Kind.MYTH, Kind.FACT), deck=deck)
-    rng = random.Random(7)
-    kinds = []
-    for _ in range(200):
-        entry = queue.next_entry(user=learner, scope=scope, rng=rng)
-        kinds.append(entry.kind)
-        scheduling.rate(user=learner, kind=entry.kind, item=entry.item, rating=3, source="drill")
-
-    assert 80 <= kinds.count(Kind.MYTH) <= 120
-
-
-def test_a_believed_myth_comes_back(learner, deck):
-    card = deck.cards.first()
-    now = timezone.now()
-    scheduling.rate(user=learner, kind=Kind.MYTH, item=card, rating=1, source="drill", now=now)
-    scope = queue.Scope(kinds=(Kind.MYTH, Kind.FACT), deck=deck, include_new=False)
-
-    entry = queue.next_entry(user=learner, scope=scope, now=now + timedelta(minutes=2))
-
-    assert (entry.kind, entry.item) == (Kind.MYTH, card)
 
 
 # --- Card info, mistakes, settings -------------------------------------------------------------
