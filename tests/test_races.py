@@ -160,3 +160,84 @@ def test_catching_up_from_several_requests_releases_each_answer_once(learner):
     assert not errors
     assert sum(released for _, released in results) == 3
     assert ReviewLog.objects.filter(user=learner).count() == 3
+
+
+def _timed_attempt(learner, deadline):
+    attempt = Attempt.objects.create_with_slots(user=learner, questions=make_question_set(questions=3).questions.all(),
+                                                feedback="immediate", rng=random, title="Timed")
+    Attempt.objects.filter(pk=attempt.pk).update(deadline=deadline)
+    attempt.refresh_from_db()
+    return attempt
+
+
+def _in_thread(action):
+    outcome = {}
+
+    def run():
+        try:
+            outcome["result"] = action()
+        except Exception as error:  # noqa: BLE001
+            outcome["error"] = error
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, outcome
+
+
+def test_an_answer_recorded_while_the_attempt_closes_is_counted_or_refused_never_left_out(learner, monkeypatch):
+    """Closing counts the slots while an answer given before the deadline is being saved: the
+    score must include it, or the answer must be refused; it was stored and not counted."""
+    now = timezone.now()
+    attempt = _timed_attempt(learner, deadline=now)
+    slot = attempt.slots.select_related("question", "attempt__user").get(position=1)
+    counted, go = threading.Event(), threading.Event()
+    count = AttemptSlot.objects.none().__class__.count
+
+    def count_then_wait(queryset):
+        result = count(queryset)
+        if queryset.model is AttemptSlot and threading.current_thread() is not threading.main_thread():
+            counted.set()
+            go.wait(2)
+        return result
+
+    monkeypatch.setattr(type(AttemptSlot.objects.all()), "count", count_then_wait)
+    closer, outcome = _in_thread(lambda: Attempt.objects.get(pk=attempt.pk).finish(now=now + timedelta(seconds=5)))
+    counted.wait(2)
+    submit_answer(attempt=slot.attempt, slot=slot, number=correct_number(slot), now=now - timedelta(seconds=1))
+    go.set()
+    closer.join()
+
+    attempt.refresh_from_db()
+    assert "error" not in outcome and attempt.is_finished
+    assert attempt.correct_count == attempt.slots.filter(is_correct=True).count()
+
+
+def test_closing_expired_attempts_counts_an_answer_committed_while_it_waited(learner, monkeypatch):
+    now = timezone.now()
+    attempt = _timed_attempt(learner, deadline=now)
+    slot = attempt.slots.select_related("question", "attempt__user").get(position=1)
+    inside, go = threading.Event(), threading.Event()
+    from quiz.study import answers as answers_module
+
+    rate = answers_module._rate_released
+
+    def rate_slowly(*args, **kwargs):
+        inside.set()  # the attempt row is locked and the slot written, not yet committed
+        go.wait(2)
+        return rate(*args, **kwargs)
+
+    monkeypatch.setattr(answers_module, "_rate_released", rate_slowly)
+    answering, answered = _in_thread(lambda: submit_answer(
+        attempt=slot.attempt, slot=slot, number=correct_number(slot), now=now - timedelta(seconds=1)))
+    inside.wait(2)
+    closing, closed = _in_thread(lambda: Attempt.objects.close_expired(now + timedelta(seconds=5)))
+    threading.Event().wait(0.5)  # the close is now waiting for the answer's lock
+    go.set()
+    answering.join()
+    closing.join()
+
+    attempt.refresh_from_db()
+    assert answered.get("result") is True and "error" not in closed
+    assert attempt.is_finished and attempt.correct_count == 1 == attempt.slots.filter(is_correct=True).count()

@@ -54,14 +54,23 @@ class AttemptQuerySet(models.QuerySet):
 
     def close_expired(self, now=None):
         """Finish every timed attempt whose deadline has passed (learners who never came
-        back), in one UPDATE, scoring them from their slots."""
+        back), scoring them from their slots.
+
+        The rows are locked first and scored by a second statement: an UPDATE that waited
+        for an answer's lock would count the slots as they were when it started, without
+        that answer (PostgreSQL re-checks the WHERE on the new row, not the subquery)."""
+        now = now or timezone.now()
         correct = AttemptSlot.objects.filter(attempt=OuterRef("pk"), is_correct=True)
         correct = correct.order_by().values("attempt").annotate(n=Count("pk")).values("n")
-        return self.expired(now or timezone.now()).update(
-            finished_at=F("deadline"),
-            correct_count=Coalesce(Subquery(correct[:1]), 0),
-            is_late=Q(due_at__isnull=False) & Q(deadline__gt=F("due_at")),
-        )
+        with transaction.atomic():
+            expired = list(self.expired(now).select_for_update(of=("self",)).values_list("pk", flat=True))
+            if not expired:
+                return 0
+            return Attempt.objects.filter(pk__in=expired, finished_at__isnull=True).update(
+                finished_at=F("deadline"),
+                correct_count=Coalesce(Subquery(correct[:1]), 0),
+                is_late=Q(due_at__isnull=False) & Q(deadline__gt=F("due_at")),
+            )
 
     def start_custom(self, *, user, purpose, title, questions, feedback=None, rng=random):
         """The learner's open quiz for this purpose ("mistakes", "topic-3"), or a new one over
@@ -285,15 +294,18 @@ class Attempt(models.Model):
     def finish(self, *, now=None):
         """Close the attempt and store its score, counted by the database from the slots.
 
-        A timed attempt closes at its deadline at the latest, whenever this runs."""
+        A timed attempt closes at its deadline at the latest, whenever this runs. The row is
+        locked before the slots are counted: an answer being recorded at that moment (it holds
+        the lock) is either counted or, once the attempt is closed, refused; never stored and
+        left out of the score."""
         now = now or timezone.now()
         if self.deadline is not None:
             now = min(now, self.deadline)
-        correct = self.slots.filter(is_correct=True).count()
         late = self.due_at is not None and now > self.due_at
-        Attempt.objects.filter(pk=self.pk, finished_at__isnull=True).update(
-            finished_at=now, correct_count=correct, is_late=late
-        )
+        with transaction.atomic():
+            if list(Attempt.objects.select_for_update().filter(pk=self.pk, finished_at__isnull=True).values_list("pk")):
+                correct = self.slots.filter(is_correct=True).count()
+                Attempt.objects.filter(pk=self.pk).update(finished_at=now, correct_count=correct, is_late=late)
         self.refresh_from_db(fields=["finished_at", "correct_count", "is_late"])
 
 

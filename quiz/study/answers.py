@@ -74,7 +74,10 @@ def release_visible_answers(slots, *, now=None):
     now = now or timezone.now()
     released = 0
     pending = pending_release(slots, now).select_related("question", "attempt__user")
-    for slot in pending.order_by("answered_at", "pk"):
+    # In question order: two releases at once for the same learner then take their memory
+    # rows' locks in the same order and cannot deadlock. (Each question appears once per
+    # attempt, and different questions' memories do not depend on each other's order.)
+    for slot in pending.order_by("question_id", "answered_at", "pk"):
         released += _release(slot, slot.attempt.user, now)
     return released
 

@@ -49,9 +49,11 @@ def close_expired_attempts(attempts, *, now=None):
     return attempts.close_expired(now)
 
 
-def finish_and_release(attempt, *, now=None):
-    """Close one attempt now (its time ran out, or every question is answered) and release
-    the answers that may be shown once it is finished."""
+def finish_and_release(attempt, *, now=None, finished_at=None):
+    """Close one attempt (its time ran out, or every question is answered) and release the
+    answers that may be shown once it is finished. `finished_at`: when it really ended (the
+    last answer's time, for an attempt whose last two answers came at once and so neither
+    closed it), which decides lateness and the time taken."""
     now = now or timezone.now()
-    attempt.finish(now=now)
+    attempt.finish(now=finished_at or now)
     return release_visible_answers(attempt.slots.all(), now=now)

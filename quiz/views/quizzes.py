@@ -45,8 +45,8 @@ def attempt(request, attempt_id):
         return navigate(request, results)
     slot = None if attempt.is_finished else attempt.next_unanswered_slot()
     if slot is None:
-        if not attempt.is_finished:  # every slot answered but never closed
-            finish_and_release(attempt)
+        if not attempt.is_finished:  # every slot answered but never closed (two last answers at once)
+            finish_and_release(attempt, finished_at=attempt.last_answered_at)
         return navigate(request, results)
     return redirect("attempt_question", attempt_id=attempt.pk, position=slot.position)
 
