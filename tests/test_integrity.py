@@ -275,3 +275,16 @@ def test_an_override_is_due_after_it_opens(learner, teacher):
 @pytest.mark.parametrize("retention", [0.5, 1.0])
 def test_the_target_retention_stays_in_its_range(learner, retention):
     _refused(lambda: User.objects.filter(pk=learner.pk).update(target_retention=retention))
+
+
+def test_a_refused_answer_inside_a_callers_transaction_leaves_the_rest_of_it_alone(learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    slot = attempt.slots.get(position=1)
+    attempt.record_answer(slot, correct_number(slot))
+    slot = attempt.slots.get(position=1)
+    with transaction.atomic():
+        User.objects.filter(pk=learner.pk).update(new_cards_per_day=7)  # the caller's own write
+        assert attempt.record_answer(slot, wrong_number(slot)) is False  # already answered: refused
+
+    learner.refresh_from_db()
+    assert learner.new_cards_per_day == 7

@@ -224,7 +224,7 @@ class Attempt(models.Model):
     def next_unanswered_slot(self):
         return self.slots.filter(answered_at__isnull=True).order_by("position").first()
 
-    def record_answer(self, slot, number, *, now=None, claim=False):
+    def record_answer(self, slot, number, *, now=None, claim=False, savepoint=True):
         """Save the learner's pick (the 1-based number of a choice as shown); True if recorded.
 
         The grade comes from the slot's snapshot, i.e. from what the learner was shown. Two
@@ -235,6 +235,8 @@ class Attempt(models.Model):
         entering the memory queue (when its feedback is shown at once).
 
         `slot.unanswered_in_attempt`, when the page's query annotated it, saves a count.
+        `savepoint=False` is for a caller whose own transaction holds only this answer
+        (`submit_answer`): a refusal then rolls that whole transaction back, two queries fewer.
         """
         if slot.attempt_id != self.pk or not 1 <= number <= len(slot.shown_choices):
             raise ValueError("no such choice in this attempt's question")
@@ -247,9 +249,7 @@ class Attempt(models.Model):
         if left is None:
             left = self.slots.filter(answered_at__isnull=True).count()
         last = left == 1 and slot.answered_at is None
-        # No savepoint of its own: inside submit_answer's transaction, a refusal here rolls back
-        # that whole transaction, which is what it must do (nothing of the answer is written).
-        with transaction.atomic(savepoint=False):
+        with transaction.atomic(savepoint=savepoint):
             if not self._lock_if_open(now, last_answer_correct=shown["correct"] if last else None):
                 return False  # closed meanwhile (its deadline passed, or it was submitted elsewhere)
             since = max(filter(None, [self.last_answered_at, self.started_at]))

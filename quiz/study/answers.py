@@ -43,7 +43,7 @@ def submit_answer(*, attempt, slot, number, now=None):
     for _ in range(RATING_TRIES):
         try:
             with transaction.atomic():
-                recorded = attempt.record_answer(slot, number, now=now, claim=at_once)
+                recorded = attempt.record_answer(slot, number, now=now, claim=at_once, savepoint=False)
                 if recorded and at_once:
                     # Claimed by record_answer's own UPDATE; rated in the same transaction.
                     if _rate_released(slot, attempt.user, now, savepoint=False) is None:
