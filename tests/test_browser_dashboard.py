@@ -60,6 +60,24 @@ def test_the_weakest_topic_leads_into_a_session_and_the_charts_have_text_alterna
     expect(page.get_by_test_id("accuracy-table")).to_contain_text("4")
     expect(page.get_by_test_id("heatmap-summary")).to_contain_text("4 reviews and answers on 1 day")
 
+    # Each bar and heatmap cell has a tooltip: today's bar is the last of the accuracy chart,
+    # today's cell the last of the heatmap's values.
+    accuracy = page.get_by_test_id("accuracy-chart")
+    accuracy.scroll_into_view_if_needed()
+    box = accuracy.bounding_box()
+    page.mouse.move(box["x"] + box["width"] - 3, box["y"] + box["height"] - 3)
+    expect(page.locator(".chart-tip")).to_contain_text("4 answers, 2 right")
+    heat = page.get_by_test_id("heatmap")
+    days = len(heat.get_attribute("data-values").split(","))
+    column, row = divmod(days - 1, 7)
+    heat.scroll_into_view_if_needed()
+    box = heat.bounding_box()
+    scale = box["width"] / (53 * 11)
+    page.mouse.move(box["x"] + (column * 11 + 4) * scale, box["y"] + (row * 11 + 4) * scale)
+    expect(page.locator(".chart-tip")).to_contain_text("4 reviews")
+    page.mouse.move(0, 0)
+    expect(page.locator(".chart-tip")).to_be_hidden()
+
     # Topics, weakest first: NVLink leads, and its link starts a quiz of its questions.
     topics = page.get_by_test_id("mastery-topics")
     expect(topics.locator(".mastery-name").first).to_have_text("NVLink")

@@ -1,16 +1,18 @@
 """The dashboard: numbers checked against a history worked out by hand, on a fixed clock."""
 
-from datetime import UTC, datetime, timedelta
+import re
+from datetime import UTC, date, datetime, timedelta
 from unittest import mock
 
 import pytest
 from django.urls import reverse
 
-from quiz.models import Attempt, MemoryState, ReviewLog
-from quiz.progress.activity import daily_activity, streak
+from quiz.models import Attempt, MemoryState, ReviewLog, StudyDay
+from quiz.progress.activity import daily_activity, first_heatmap_day, streak
 from quiz.progress.charts import forecast_chart, heatmap
 from quiz.progress.mastery import memory_summary
 from quiz.study import scheduling
+from quiz.study.queue import Scope
 from tests.factories import make_deck, make_question_set, make_topic, make_user, start_attempt
 from tests.helpers import answer_at, count_queries, rate_item
 
@@ -116,7 +118,7 @@ def test_the_forecast_counts_due_items_per_local_day(new_yorker, clock):
 
     assert summary.due_now == 1
     # NOW + 1h is 23:00 on the 14th in New York: still today, next to the overdue one.
-    assert [bar["count"] for bar in chart["bars"][:4]] == [2, 0, 0, 1]
+    assert [row["count"] for row in chart["rows"][:4]] == [2, 0, 0, 1]
     assert (chart["week_total"], chart["month_total"]) == (3, 4)
 
 
@@ -130,18 +132,29 @@ def test_the_page_shows_the_hand_computed_numbers(client, new_yorker, clock):
     html = dashboard(client, new_yorker).content.decode()
 
     assert '<span class="stat-number" data-testid="streak">2</span>' in html
-    assert 'data-date="2025-01-14" data-count="2"' in html  # two reviews on the 14th, local time
-    assert 'data-date="2025-01-13" data-count="1"' in html
+    counts = heatmap_counts(html)
+    assert counts[date(2025, 1, 14)] == 2  # two reviews on the 14th, local time
+    assert counts[date(2025, 1, 13)] == 1
+    assert sum(counts.values()) == 3
     assert "3 reviews on 2 days" in html
     assert "<td>2025-01-14</td><td>2</td><td>1</td><td>50%</td>" in html  # accuracy table
 
 
 def test_the_heatmap_is_53_weeks_of_days_ending_today(new_yorker):
     grid = heatmap({}, new_yorker, NOW, NOW.astimezone(new_yorker.zone).date())
+    days = len(grid["values"].split(","))
 
-    assert grid["cells"][0]["date"].weekday() == 0
-    assert grid["cells"][-1]["date"] == datetime(2025, 1, 14).date()
-    assert 52 * 7 < len(grid["cells"]) <= 53 * 7
+    assert grid["first"].weekday() == 0
+    assert grid["first"] + timedelta(days=days - 1) == date(2025, 1, 14)
+    assert 52 * 7 < days <= 53 * 7
+    assert grid["levels"][0]["path"].count("z") == days  # one empty square per day
+
+
+def heatmap_counts(html):
+    """{date: count} from the heatmap's data attributes, as its tooltips read them."""
+    svg = re.search(r'<svg class="heatmap"[^>]*data-first="([\d-]+)" data-values="([\d,]+)"', html)
+    first = date.fromisoformat(svg.group(1))
+    return {first + timedelta(days=n): int(value) for n, value in enumerate(svg.group(2).split(","))}
 
 
 def test_a_learner_never_sees_another_learners_numbers(client, learner, other_learner, clock):
@@ -158,7 +171,7 @@ def test_a_learner_never_sees_another_learners_numbers(client, learner, other_le
     assert '<span class="stat-number" data-testid="due-total">0</span>' in html
     assert "Nothing studied here yet." in html
     assert "No question missed more than once lately." in html
-    assert 'data-count="1"' not in html and 'data-count="2"' not in html
+    assert set(heatmap_counts(html).values()) == {0}
     assert memory_summary(user=learner, now=NOW).sets == []
 
 
@@ -318,23 +331,91 @@ def _add_history(user, answers):
 def test_the_dashboard_runs_the_same_queries_with_10_and_10000_answers(
     client, learner, other_learner, clock, django_assert_num_queries
 ):
-    client.force_login(learner)
-    _add_history(learner, 10)
-    few = count_queries(client, reverse("home"), ok=(200,))
-    _add_history(other_learner, 10_000)
-    client.force_login(other_learner)
-    many = count_queries(client, reverse("home"), ok=(200,))
+    counts = []
+    for user, answers in ((learner, 10), (other_learner, 10_000)):
+        client.force_login(user)
+        _add_history(user, answers)
+        client.get(reverse("home"))  # the first visit of the day stores the days that ended
+        counts.append(count_queries(client, reverse("home"), ok=(200,)))
 
-    assert few == many
+    assert counts[0] == counts[1]
     # session; user; question sets with best score and open attempt; decks with their counts;
     # from the memory table: mastery by set, by deck and by topic, the mistakes count, the
-    # most-missed questions, the believed myths, the due forecast; reviews by day for the
-    # heatmap, streak and accuracy; answers still held back, by day; any expired timed
+    # most-missed questions, the believed myths, the due forecast; the days already counted,
+    # today's reviews; answers still held back, by day; any expired timed
     # attempt to close; the learner's assignments (their overrides are one more query when there are
     # any); quiz answers whose feedback became visible since the last visit, to schedule
     # (none here)
-    with django_assert_num_queries(AUTH + 14):
+    with django_assert_num_queries(AUTH + 15):
         client.get(reverse("home"))
+
+
+def test_the_first_visit_of_a_day_stores_the_day_before_in_one_insert(client, learner, clock, django_assert_num_queries):
+    _add_history(learner, 100)
+    client.force_login(learner)
+    client.get(reverse("home"))
+    StudyDay.objects.filter(user=learner, day=date(2025, 1, 14)).delete()  # as if the 14th (UTC) had just ended
+
+    # The 14th's reviews are counted from the log and stored: one insert more than a later visit.
+    with django_assert_num_queries(AUTH + 15 + 1):
+        client.get(reverse("home"))
+    assert StudyDay.objects.get(user=learner, day=date(2025, 1, 14)).reviews > 0
+
+
+def test_stored_days_give_the_numbers_a_count_from_the_log_gives(new_yorker, clock):
+    _add_history(new_yorker, 10_000)
+    from_log = daily_activity(user=new_yorker, now=NOW)  # counts a year and stores the finished days
+    stored = StudyDay.objects.filter(user=new_yorker)
+
+    assert stored.count() > 300
+    assert not stored.filter(day__gte=date(2025, 1, 14)).exists()  # today (New York) is counted live
+    assert daily_activity(user=new_yorker, now=NOW) == from_log
+    start = datetime.combine(first_heatmap_day(new_yorker, NOW), datetime.min.time(), tzinfo=new_yorker.zone)
+    in_range = ReviewLog.objects.filter(user=new_yorker, reviewed_at__gte=start).count()
+    assert sum(day.reviews for day in from_log.values()) == in_range > 9_000
+
+
+def test_a_new_day_counts_only_the_day_that_ended(new_yorker, clock):
+    card = make_deck(cards=1).cards.get()
+    rate_item(new_yorker, card, 3, NOW - timedelta(days=3))
+    daily_activity(user=new_yorker, now=NOW)
+    tomorrow = NOW + timedelta(days=1)
+    rate_item(new_yorker, card, 1, NOW)  # late on the 14th in New York
+
+    days = daily_activity(user=new_yorker, now=tomorrow)
+
+    assert (days[date(2025, 1, 14)].reviews, days[date(2025, 1, 14)].correct) == (1, 0)
+    assert StudyDay.objects.get(user=new_yorker, day=date(2025, 1, 14)).reviews == 1
+    assert days[date(2025, 1, 11)].reviews == 1
+
+
+def test_an_undo_after_midnight_recounts_the_day_it_took_back(client, new_yorker, clock):
+    deck = make_deck(cards=1)
+    card = deck.cards.get()
+    before_midnight = NOW + timedelta(minutes=90)  # 23:30 on the 14th in New York
+    rate_item(new_yorker, card, 3, before_midnight)
+    after_midnight = before_midnight + timedelta(minutes=40)
+    assert date(2025, 1, 14) in daily_activity(user=new_yorker, now=after_midnight)  # the 14th is stored
+
+    with mock.patch("django.utils.timezone.now", return_value=after_midnight):
+        undone = scheduling.undo_last(
+            user=new_yorker, sources=[ReviewLog.Source.STUDY], scope=Scope(kinds=(Kind.CARD,), deck=deck)
+        )
+
+    assert undone is not None
+    assert date(2025, 1, 14) not in daily_activity(user=new_yorker, now=after_midnight)
+
+
+def test_a_new_time_zone_recounts_every_day(new_yorker, clock):
+    card = make_deck(cards=1).cards.get()
+    rate_item(new_yorker, card, 3, datetime(2025, 1, 10, 3, 0, tzinfo=UTC))  # 22:00 on the 9th in New York
+    assert date(2025, 1, 9) in daily_activity(user=new_yorker, now=NOW)
+
+    new_yorker.time_zone = "Europe/Paris"
+    new_yorker.save()
+
+    assert set(daily_activity(user=new_yorker, now=NOW)) == {date(2025, 1, 10)}  # 04:00 on the 10th in Paris
+    assert set(StudyDay.objects.filter(user=new_yorker).values_list("time_zone", flat=True)) == {"Europe/Paris"}
 
 
 def test_days_follow_daylight_saving_time(new_yorker):

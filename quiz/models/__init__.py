@@ -28,12 +28,12 @@ from .content import (
     User,
     count_of,
 )
-from .memory import MemoryState, ReviewLog
+from .memory import MemoryState, ReviewLog, StudyDay
 
 __all__ = [
     "MAX_SECONDS_PER_QUESTION", "Attempt", "AttemptSlot", "AttemptQuerySet", "shuffled",
     "Card", "Choice", "Deck", "Question", "QuestionSet", "SourceDocument", "Topic", "User", "count_of",
-    "MemoryState", "ReviewLog",
+    "MemoryState", "ReviewLog", "StudyDay",
     "Assignment", "AssignmentOverride", "Classroom", "Enrollment", "QuestionPool", "PoolQuestion", "Rules",
     "new_join_code",
 ]

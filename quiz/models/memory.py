@@ -141,3 +141,41 @@ class ReviewLog(models.Model):
     @property
     def interval(self):
         return self.due_after - self.reviewed_at
+
+
+class StudyDayQuerySet(models.QuerySet):
+    def forget_from(self, user, day):
+        """Drop `user`'s counted days from `day` on, so the next dashboard counts them again.
+        Whatever adds or removes a review dated before the learner's today calls this."""
+        return self.filter(user=user, day__gte=day).delete()
+
+
+class StudyDay(models.Model):
+    """One learner's finished day of study, counted once from the review log.
+
+    The heatmap, the streak and the accuracy chart read these rows for the past and count only
+    today live, so a dashboard visit reads at most a year of small rows instead of re-counting
+    a year of reviews. A row is a cache of the log: it is written for a day once that day is
+    over in the learner's time zone (`time_zone`, the zone its midnight was cut in; a change of
+    zone recounts), and `forget_from` drops it when history before today changes, e.g. an undo
+    just after midnight. The last counted day always has a row, even with no reviews, so the
+    dashboard knows where counting stopped.
+    """
+
+    objects = StudyDayQuerySet.as_manager()
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+", db_index=False)
+    day = models.DateField()
+    time_zone = models.CharField(max_length=64)
+    reviews = models.PositiveIntegerField(default=0)
+    correct = models.PositiveIntegerField(default=0)  # of which not "Again"
+    new_cards = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "day"], name="study_day_unique"),
+            models.CheckConstraint(condition=Q(correct__lte=models.F("reviews")), name="study_day_correct_le_reviews"),
+        ]
+
+    def __str__(self):
+        return f"{self.user} on {self.day}: {self.reviews} reviews"

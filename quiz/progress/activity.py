@@ -1,7 +1,9 @@
 """When the learner studied: their reviews by day in their own time zone, and the streak.
 
-Two queries whatever the size of the history: the reviews of the heatmap's 53 weeks grouped
-by local day (at most 371 rows), and the quiz answers still held back grouped the same way.
+A fixed number of queries whatever the size of the history: the finished days already counted
+(StudyDay rows, at most 371), the log's reviews since the last counted day (normally today's)
+grouped by local day, and the quiz answers still held back grouped the same way; on the first
+visit of a day, one insert stores the days that ended since.
 The heatmap, the streak and the accuracy chart all read the result of `daily_activity`.
 
 Nothing here reads the clock: callers pass `now` or `today`, so tests run on a fixed clock.
@@ -14,7 +16,7 @@ from django.db.models import Case, Count, F, FloatField, Q, Value, When
 from django.db.models.functions import Floor
 
 from quiz.lib.sql import UnixDays
-from quiz.models import AttemptSlot, MemoryState, ReviewLog
+from quiz.models import AttemptSlot, MemoryState, ReviewLog, StudyDay
 
 HEATMAP_WEEKS = 53
 EPOCH = date(1970, 1, 1)  # day numbers computed in SQL count from here
@@ -48,9 +50,37 @@ def first_heatmap_day(user, now):
 
 
 def daily_activity(*, user, now):
-    """{date: Day} for every day with a review since the heatmap's first day (learner's time zone)."""
+    """{date: Day} for every day with a review since the heatmap's first day (learner's time zone).
+
+    Finished days come from the learner's StudyDay rows; the days since the last counted one
+    (normally only today) are counted from the log, and those that are over are stored. So a
+    visit reads a year of small rows and the log's rows of today, whatever the history."""
+    zone = user.zone
     first = first_heatmap_day(user, now)
-    start = datetime.combine(first, time.min, tzinfo=user.zone)
+    today = now.astimezone(zone).date()
+    counted = _counted_days(user, first)
+    since = max(counted[-1].day + timedelta(days=1), first) if counted else first
+    fresh = _count_reviews(user, since, now)
+    finished = [day for day in fresh.values() if day.date < today]
+    _store(user, finished, since, today)
+    days = {row.day: Day(row.day, row.reviews, row.correct, row.new_cards) for row in counted if row.reviews}
+    days.update((day.date, day) for day in fresh.values() if day.date >= since)
+    _add_held_answers(days, user, first, now)
+    return days
+
+
+def _counted_days(user, first):
+    """The learner's stored days since `first`, oldest first; none if they were cut in another zone."""
+    rows = list(StudyDay.objects.filter(user=user, day__gte=first).order_by("day"))
+    if any(row.time_zone != user.time_zone for row in rows):
+        StudyDay.objects.filter(user=user).delete()
+        return []
+    return rows
+
+
+def _count_reviews(user, since, now):
+    """{date: Day} of the learner's reviews from the start of `since` (local) to now."""
+    start = datetime.combine(since, time.min, tzinfo=user.zone)
     rows = (
         # Every log row's memory is the same learner's: saying so lets the database reach the
         # memory rows through their user index instead of scanning them for the kind.
@@ -67,8 +97,32 @@ def daily_activity(*, user, now):
     for row in rows:
         day = EPOCH + timedelta(days=int(row["day"]))
         days[day] = Day(day, row["reviews"], row["correct"], row["new_cards"])
-    # Answers not yet scheduled have no review row (their feedback is held back): they still
-    # count as studying that day, for the streak and the heatmap.
+    return days
+
+
+def _store(user, finished, since, today):
+    """Keep the finished days just counted, and a row for yesterday (if it was counted) that
+    marks where counting stopped. Two visits at once store the same rows: the second's are ignored."""
+    rows = {day.date: day for day in finished}
+    yesterday = today - timedelta(days=1)
+    if since <= yesterday:
+        rows.setdefault(yesterday, Day(yesterday))
+    if rows:
+        StudyDay.objects.bulk_create(
+            [
+                StudyDay(user=user, day=day.date, time_zone=user.time_zone, reviews=day.reviews,
+                         correct=day.correct, new_cards=day.new_cards)
+                for day in rows.values()
+            ],
+            ignore_conflicts=True,
+        )
+
+
+def _add_held_answers(days, user, first, now):
+    """Answers not yet scheduled have no review row (their feedback is held back): they still
+    count as studying that day, for the streak and the heatmap. Few: the partial index of
+    pending answers finds them."""
+    start = datetime.combine(first, time.min, tzinfo=user.zone)
     held = (
         AttemptSlot.objects.filter(attempt__user=user, answered_at__gte=start, scheduled_at__isnull=True)
         .order_by()
@@ -78,7 +132,6 @@ def daily_activity(*, user, now):
     for row in held:
         day = EPOCH + timedelta(days=int(row["day"]))
         days.setdefault(day, Day(day)).held = row["n"]
-    return days
 
 
 def local_day_number(name, zone, start, end):

@@ -1,8 +1,11 @@
-"""The dashboard's charts: geometry for server-rendered SVG, with the same numbers as a table.
+"""The dashboard's charts: compact server-rendered SVG, with the same numbers as a table.
 
-Pure functions of what `mastery` and `activity` computed: no queries. Each chart's dict
-carries its bars or cells (position and size in the SVG's own units) and the totals and
-rows its table alternative lists, so screen readers get the numbers the bars draw.
+Pure functions of what `mastery` and `activity` computed: no queries. Each chart is drawn as a
+few `<path>`s, one per colour (a bar or a heatmap cell is one `M…z` segment of its colour's
+path), so the page carries a few kilobytes of geometry instead of hundreds of elements for the
+template to render. Each chart also carries its values as one data attribute, which
+`static/js/charts.js` reads to show a tooltip per bar or cell, and the rows its table
+alternative lists, so screen readers and pages without JavaScript get every number.
 """
 
 from datetime import timedelta
@@ -12,30 +15,42 @@ from .mastery import FORECAST_DAYS, RECENT_DAYS
 
 CHART_WIDTH, CHART_HEIGHT = 600, 140
 CELL = 11  # heatmap cell size with its gap
+SQUARE = 9  # heatmap cell size drawn
+LEVELS = 5  # heatmap shades: 0 (nothing) to 4 (the busiest days)
+
+
+def _bar(x, y, width, height):
+    """One rectangle as a path segment (nothing for an empty bar)."""
+    if height <= 0:
+        return ""
+    return f"M{x:g} {y:g}h{width:g}v{height:g}h{-width:g}z"
+
+
+def _bars(heights, peak, days):
+    """The x, width and (y, height) of each bar of a `days`-wide chart, in SVG units."""
+    step = CHART_WIDTH / days
+    for index, value in enumerate(heights):
+        height = round(CHART_HEIGHT * value / peak, 1)
+        yield round(index * step + 1, 1), round(step - 2, 1), round(CHART_HEIGHT - height, 1), height
 
 
 def accuracy_chart(activity, today, days=RECENT_DAYS):
     dates = [today - timedelta(days=offset) for offset in range(days - 1, -1, -1)]
     rows = [activity.get(day) or Day(day) for day in dates]
     peak = max((row.answers for row in rows), default=0) or 1
-    width = CHART_WIDTH / days
-    bars = []
-    for index, row in enumerate(rows):
-        total_height = CHART_HEIGHT * row.answers / peak
-        right_height = CHART_HEIGHT * row.correct / peak
-        bars.append({
-            "row": row,
-            "x": round(index * width + 1, 1),
-            "width": round(width - 2, 1),
-            "right_y": round(CHART_HEIGHT - right_height, 1),
-            "right_height": round(right_height, 1),
-            "wrong_y": round(CHART_HEIGHT - total_height, 1),
-            "wrong_height": round(total_height - right_height, 1),
-        })
+    right, wrong = [], []
+    # Right answers at the bottom of each bar, wrong ones stacked on top.
+    for (x, width, _, total), row in zip(_bars([row.answers for row in rows], peak, days), rows):
+        right_height = round(CHART_HEIGHT * row.correct / peak, 1)
+        right.append(_bar(x, CHART_HEIGHT - right_height, width, right_height))
+        wrong.append(_bar(x, CHART_HEIGHT - total, width, round(total - right_height, 1)))
     answers = sum(row.answers for row in rows)
     correct = sum(row.correct for row in rows)
     return {
-        "bars": bars,
+        "right_path": "".join(right),
+        "wrong_path": "".join(wrong),
+        "first": dates[0],
+        "values": ",".join(f"{row.answers}/{row.correct}" for row in rows),
         "rows": [row for row in rows if row.answers],
         "answers": answers,
         "accuracy": correct / answers if answers else None,
@@ -48,45 +63,47 @@ def forecast_chart(summary, today, days=FORECAST_DAYS):
     counts = [summary.forecast.get(today + timedelta(days=offset), 0) for offset in range(days)]
     counts[0] += summary.due_now
     peak = max(counts) or 1
-    width = CHART_WIDTH / days
-    bars = [
-        {
-            "date": today + timedelta(days=offset),
-            "count": count,
-            "x": round(offset * width + 1, 1),
-            "width": round(width - 2, 1),
-            "y": round(CHART_HEIGHT - CHART_HEIGHT * count / peak, 1),
-            "height": round(CHART_HEIGHT * count / peak, 1),
-            "week": offset < 7,
-        }
-        for offset, count in enumerate(counts)
-    ]
-    return {"bars": bars, "week_total": sum(counts[:7]), "month_total": sum(counts), "peak": max(counts), "days": days}
+    week, later = [], []
+    for offset, (x, width, y, height) in enumerate(_bars(counts, peak, days)):
+        (week if offset < 7 else later).append(_bar(x, y, width, height))
+    return {
+        "week_path": "".join(week),
+        "later_path": "".join(later),
+        "first": today,
+        "values": ",".join(map(str, counts)),
+        "rows": [{"date": today + timedelta(days=offset), "count": count} for offset, count in enumerate(counts)],
+        "week_total": sum(counts[:7]),
+        "month_total": sum(counts),
+        "peak": max(counts),
+        "days": days,
+    }
 
 
 def heatmap(activity, user, now, today):
+    """53 weeks of days as columns from Monday to Sunday, shaded by how much was studied."""
     first = first_heatmap_day(user, now)
     peak = max((day.activity for day in activity.values()), default=0)
-    cells, months = [], {}
+    shades = [[] for _ in range(LEVELS)]
+    counts, months = [], {}
     for offset in range((today - first).days + 1):
         day = first + timedelta(days=offset)
         count = activity[day].activity if day in activity else 0
-        cells.append({
-            "date": day,
-            "count": count,
-            "x": (offset // 7) * CELL,
-            "y": (offset % 7) * CELL,
-            "level": 0 if not count else min(4, 1 + (4 * count - 1) // max(peak, 1)),
-        })
-        months.setdefault(day.replace(day=1), [0, 0])
-        months[day.replace(day=1)][0] += count
-        months[day.replace(day=1)][1] += bool(count)
+        level = 0 if not count else min(LEVELS - 1, 1 + (4 * count - 1) // max(peak, 1))
+        x, y = (offset // 7) * CELL, (offset % 7) * CELL
+        shades[level].append(f"M{x} {y}h{SQUARE}v{SQUARE}h-{SQUARE}z")
+        counts.append(count)
+        month = months.setdefault(day.replace(day=1), [0, 0])
+        month[0] += count
+        month[1] += bool(count)
     busiest = max(activity.values(), key=lambda d: (d.activity, d.date), default=None)
     in_range = [day for day in activity.values() if day.date >= first]
     return {
-        "cells": cells,
+        "levels": [{"level": level, "path": "".join(cells)} for level, cells in enumerate(shades) if cells],
+        "first": first,
+        "values": ",".join(map(str, counts)),
         "width": HEATMAP_WEEKS * CELL,
         "height": 7 * CELL,
+        "cell": CELL,
         "total": sum(day.activity for day in in_range),
         "active_days": len(in_range),
         "busiest": busiest,

@@ -25,11 +25,13 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.db.models import Count, F, Min, OuterRef, Q, Sum
-from django.db.models.functions import Coalesce, TruncDate
+from django.db.models.functions import Coalesce
 from django.db.models.lookups import LessThan
 
 from quiz.models import MemoryState, ReviewLog, count_of
 from quiz.study import scheduling
+
+from .activity import EPOCH, local_day_number
 
 Kind = MemoryState.Kind
 AGAIN = ReviewLog.Rating.AGAIN
@@ -208,13 +210,16 @@ def _due_forecast(mine, user, now):
 
     Flashcards and questions only: what "Review due" studies; drill statements have their own drill."""
     end = user.start_of_today(now) + timedelta(days=FORECAST_DAYS)
+    # Overdue rows fall in the zone's first period: their day does not matter, only that they are due.
+    day = local_day_number("due", user.zone, now, end)
     rows = list(
         mine.filter(kind__in=MemoryState.REVIEW_KINDS, due__lt=end)
-        .values(day=TruncDate("due", tzinfo=user.zone))
+        .order_by()
+        .values(day=day)
         .annotate(overdue=Count("pk", filter=Q(due__lte=now)), upcoming=Count("pk", filter=Q(due__gt=now)))
     )
     due_now = sum(row["overdue"] for row in rows)
-    return due_now, {row["day"]: row["upcoming"] for row in rows if row["upcoming"]}
+    return due_now, {EPOCH + timedelta(days=int(row["day"])): row["upcoming"] for row in rows if row["upcoming"]}
 
 
 # --- Problem items -----------------------------------------------------------------------------------

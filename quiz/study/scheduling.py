@@ -17,7 +17,7 @@ from fsrs import Card as FsrsCard
 from fsrs import Rating, Scheduler, State
 
 from quiz.lib.sql import UnixDays, unix_days
-from quiz.models import MemoryState, ReviewLog
+from quiz.models import MemoryState, ReviewLog, StudyDay
 
 # Fuzzing would make the interval printed on a button differ from the one applied;
 # intervals here are exactly what the learner was promised.
@@ -201,7 +201,16 @@ def undo_last(*, user, sources, scope, review_id=None):
             if not guarded.update(**restored(before)):
                 return None
             ReviewLog.objects.filter(pk=review.pk).delete()
+        _forget_counted_day(user, review.reviewed_at)
     return review
+
+
+def _forget_counted_day(user, moment):
+    """A rating taken back after its day ended (an undo just past midnight) changes a day the
+    dashboard has already counted: count it again."""
+    day = moment.astimezone(user.zone).date()
+    if day < timezone.now().astimezone(user.zone).date():
+        StudyDay.objects.forget_from(user, day)
 
 # --- Predicted recall computed by the database --------------------------------------------------
 
