@@ -59,23 +59,28 @@ def daily_activity(*, user, now):
     first = first_heatmap_day(user, now)
     today = now.astimezone(zone).date()
     counted = _counted_days(user, first)
-    since = max(counted[-1].day + timedelta(days=1), first) if counted else first
+    since = max(counted[-1].date + timedelta(days=1), first) if counted else first
     fresh = _count_reviews(user, since, now)
     finished = [day for day in fresh.values() if day.date < today]
     _store(user, finished, since, today)
-    days = {row.day: Day(row.day, row.reviews, row.correct, row.new_cards) for row in counted if row.reviews}
+    days = {day.date: day for day in counted if day.reviews}
     days.update((day.date, day) for day in fresh.values() if day.date >= since)
     _add_held_answers(days, user, first, now)
     return days
 
 
 def _counted_days(user, first):
-    """The learner's stored days since `first`, oldest first; none if they were cut in another zone."""
-    rows = list(StudyDay.objects.filter(user=user, day__gte=first).order_by("day"))
-    if any(row.time_zone != user.time_zone for row in rows):
+    """The learner's stored days since `first` as Days, oldest first (plain tuples: a year of
+    them is read on every visit); none if they were cut in another time zone."""
+    rows = list(
+        StudyDay.objects.filter(user=user, day__gte=first)
+        .order_by("day")
+        .values_list("day", "reviews", "correct", "new_cards", "time_zone")
+    )
+    if any(row[-1] != user.time_zone for row in rows):
         StudyDay.objects.filter(user=user).delete()
         return []
-    return rows
+    return [Day(*row[:-1]) for row in rows]
 
 
 def _count_reviews(user, since, now):
@@ -154,9 +159,10 @@ def _offset_periods(zone, start, end):
     def offset(moment):
         return moment.astimezone(zone).utcoffset().total_seconds() / 86400
 
+    # A week at a time: a zone changes its offset at most twice a year, never twice in a week.
     periods, moment, current = [], start, offset(start)
     while moment < end:
-        following = min(moment + timedelta(days=1), end + timedelta(seconds=1))
+        following = min(moment + timedelta(days=7), end + timedelta(seconds=1))
         if offset(following) != current:
             low, high = moment, following  # the change happens in (low, high]: find the second
             while high - low > timedelta(seconds=1):

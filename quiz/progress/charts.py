@@ -10,6 +10,8 @@ alternative lists, so screen readers and pages without JavaScript get every numb
 
 from datetime import timedelta
 
+from django.utils.safestring import mark_safe
+
 from .activity import HEATMAP_WEEKS, Day, first_heatmap_day
 from .mastery import FORECAST_DAYS, RECENT_DAYS
 
@@ -17,6 +19,12 @@ CHART_WIDTH, CHART_HEIGHT = 600, 140
 CELL = 11  # heatmap cell size with its gap
 SQUARE = 9  # heatmap cell size drawn
 LEVELS = 5  # heatmap shades: 0 (nothing) to 4 (the busiest days)
+
+
+def _safe(parts):
+    """Path data and value lists are built from numbers only: nothing to escape, and escaping
+    their kilobytes was a third of the charts' rendering time."""
+    return mark_safe("".join(parts))
 
 
 def _bar(x, y, width, height):
@@ -47,10 +55,10 @@ def accuracy_chart(activity, today, days=RECENT_DAYS):
     answers = sum(row.answers for row in rows)
     correct = sum(row.correct for row in rows)
     return {
-        "right_path": "".join(right),
-        "wrong_path": "".join(wrong),
+        "right_path": _safe(right),
+        "wrong_path": _safe(wrong),
         "first": dates[0],
-        "values": ",".join(f"{row.answers}/{row.correct}" for row in rows),
+        "values": _safe(",".join(f"{row.answers}/{row.correct}" for row in rows)),
         "rows": [row for row in rows if row.answers],
         "answers": answers,
         "accuracy": correct / answers if answers else None,
@@ -67,10 +75,10 @@ def forecast_chart(summary, today, days=FORECAST_DAYS):
     for offset, (x, width, y, height) in enumerate(_bars(counts, peak, days)):
         (week if offset < 7 else later).append(_bar(x, y, width, height))
     return {
-        "week_path": "".join(week),
-        "later_path": "".join(later),
+        "week_path": _safe(week),
+        "later_path": _safe(later),
         "first": today,
-        "values": ",".join(map(str, counts)),
+        "values": _safe(",".join(map(str, counts))),
         "rows": [{"date": today + timedelta(days=offset), "count": count} for offset, count in enumerate(counts)],
         "week_total": sum(counts[:7]),
         "month_total": sum(counts),
@@ -98,9 +106,9 @@ def heatmap(activity, user, now, today):
     busiest = max(activity.values(), key=lambda d: (d.activity, d.date), default=None)
     in_range = [day for day in activity.values() if day.date >= first]
     return {
-        "levels": [{"level": level, "path": "".join(cells)} for level, cells in enumerate(shades) if cells],
+        "levels": [{"level": level, "path": _safe(cells)} for level, cells in enumerate(shades) if cells],
         "first": first,
-        "values": ",".join(map(str, counts)),
+        "values": _safe(",".join(map(str, counts))),
         "width": HEATMAP_WEEKS * CELL,
         "height": 7 * CELL,
         "cell": CELL,
