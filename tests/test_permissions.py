@@ -72,7 +72,7 @@ URLS = {
     "pool": ("instructor_of", "get", lambda w: [w["pool"].pk], None),
     "pool_add": ("instructor_of", "post", lambda w: [w["pool"].pk], lambda w: {"question": []}),
     "pool_entry": (
-        "instructor_of", "post", lambda w: [w["pool"].pk, w["pool"].entries.first().pk],
+        "instructor_of", "post", lambda w: [w["pool"].pk, w["pool_entry"].pk],
         lambda w: {"action": "down"},
     ),
     "assignment": ("instructor_of", "get", lambda w: [w["assignment"].pk], None),
@@ -136,6 +136,8 @@ def world(db):
     return {
         "owner": owner, "other_instructor": other_instructor, "learner": learner, "outsider": outsider,
         "classroom": classroom, "question_set": question_set, "topic": topic, "pool": pool, "assignment": assignment,
+        # Named once: a fuzzed "remove" may take it out of the pool, and then its URL must answer 404.
+        "pool_entry": pool.entries.order_by("pk").first(),
         "deck": deck, "attempt": start_attempt(learner, question_set), "finished": finished,
         "review": ReviewLog.objects.get(user=learner),
         "override": AssignmentOverride.objects.create(assignment=assignment, learner=learner, max_attempts=3),
