@@ -167,8 +167,9 @@ def test_import_questions_reads_a_gift_file_and_prints_what_it_skipped():
 @pytest.mark.django_db
 def test_import_questions_reads_a_file_in_the_format_it_is_told(tmp_path):
     path = tmp_path / "plain.txt"
-    path.write_text("Is the sky blue?{T}\n")  # would be read as a one-paragraph deck
+    # An answer block in mid-sentence alone does not make a file GIFT: on its own it reads as a deck.
+    path.write_text("Grant is {~buried =entombed} in his tomb.\n")
 
     call_command("import_questions", str(path), format="gift", stdout=io.StringIO())
 
-    assert Question.objects.get().stem == "Is the sky blue?"
+    assert Question.objects.get().stem == "Grant is _____ in his tomb."
