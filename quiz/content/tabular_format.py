@@ -66,8 +66,10 @@ def parse_table(text, file, checksum):
     """([ParsedDocument], [warning, ...]) for a CSV or TSV file, or raise ContentError."""
     lines = text.split("\n")
     header_line = next(number for number, line in enumerate(lines, start=1) if line.strip())
-    delimiter = _best_delimiter(lines[header_line - 1])
-    if delimiter is None:
+    first = lines[header_line - 1]
+    # A header missing a required column still names its delimiter; _Table then says which column.
+    delimiter = _best_delimiter(first) or max(DELIMITERS, key=first.count)
+    if delimiter not in first:
         message = "the first line is not a header naming front,back (cards) or stem,choices,answer (questions)"
         raise ContentError(file, header_line, message)
     header = _row_cells(lines[header_line - 1], delimiter, file, header_line)
