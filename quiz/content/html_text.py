@@ -9,8 +9,9 @@ library's parser is lenient, so no HTML makes it fail. Pure: no database.
 import re
 from html.parser import HTMLParser
 
-# Tags that end a line of text where they open or close.
-LINE_BREAKING = {"br", "div", "p", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "table", "hr"}
+# Blocks start on a line of their own (`</div><div>` is one line break, not two); a <br> is
+# always a line break, so `<br><br>` leaves a blank line.
+BLOCKS = {"div", "p", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "table", "hr", "blockquote", "pre"}
 NOT_TEXT = {"script", "style"}
 LOOKS_LIKE_HTML = re.compile(r"</?[a-zA-Z][^>]*>|&(?:[a-zA-Z]+|#\d+|#x[0-9a-fA-F]+);")
 
@@ -24,17 +25,21 @@ class _TextCollector(HTMLParser):
     def handle_starttag(self, tag, attrs):
         if tag in NOT_TEXT:
             self.skipping += 1
-        elif tag in LINE_BREAKING:
-            self.parts.append("\n")
+        else:
+            self._break(tag)
 
     def handle_startendtag(self, tag, attrs):
-        if tag in LINE_BREAKING:
-            self.parts.append("\n")
+        self._break(tag)
 
     def handle_endtag(self, tag):
         if tag in NOT_TEXT:
             self.skipping = max(0, self.skipping - 1)
-        elif tag in LINE_BREAKING:
+        elif tag in BLOCKS:
+            self._break(tag)
+
+    def _break(self, tag):
+        ends_a_line = not self.parts or self.parts[-1].endswith("\n")
+        if tag == "br" or (tag in BLOCKS and not ends_a_line):
             self.parts.append("\n")
 
     def handle_data(self, data):
