@@ -31,7 +31,7 @@ def test_it_reads_the_multiple_choice_and_true_false_questions_of_a_moodle_file(
     [document], _ = read_document(SAMPLE)
 
     assert (document.kind, document.title, document.file_name) == (SourceDocument.Kind.QUIZ, "networking", SAMPLE.name)
-    first, blank, true_false, escapes, html = document.items
+    first, blank = document.items[:2]
     assert [item.key for item in document.items] == ["q1", "q2", "q3", "q4", "q5"]
     assert (first.stem, first.line) == ("Which layer routes packets?", 4)
     assert first.choices == [("Network", True), ("Transport", False), ("Link", False)]

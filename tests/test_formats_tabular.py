@@ -70,8 +70,9 @@ def test_an_answer_that_is_both_a_choice_text_and_another_choice_letter_takes_th
     document, warnings = parse("stem,choices,answer\nWhich letter comes first?,B|A,A\n")
 
     assert document.items[0].choices == [("B", False), ("A", True)]
-    assert warnings == ["table.csv:2: the answer 'A' is the text of choice 2 and the label of choice 1; "
-                        "took the choice whose text it is"]
+    assert warnings == [
+        "table.csv:2: the answer 'A' is the text of choice 2 and the label of choice 1; took the choice whose text it is"
+    ]
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ stricter where Moodle guesses: a choice out of order, a line between the choices
 ANSWER line or a question without one is an error, not a new question. Pure: no database.
 """
 
+import itertools
 import re
 
 from ..models import SourceDocument
@@ -35,7 +36,7 @@ def looks_like_aiken(lines):
     stripped = [line.strip() for line in lines if line.strip()]
     return any(
         CHOICE_LINE.match(previous) and ANSWER_LINE.match(line)
-        for previous, line in zip(stripped, stripped[1:])
+        for previous, line in itertools.pairwise(stripped)
     )
 
 

@@ -41,7 +41,9 @@ from .documents import (
 # Escaped characters become private-use characters before parsing, as Moodle swaps them for
 # placeholders, so `\{` never opens an answer block; `restore` turns them back into text.
 ESCAPE = re.compile(r"\\[\\:#={}~n]")
-PLACEHOLDER_OF = {escape: chr(0xE000 + index) for index, escape in enumerate(r"\\ \: \# \= \{ \} \~ \n".split())}
+PLACEHOLDER_OF = {
+    escape: chr(0xE000 + index) for index, escape in enumerate(["\\\\", "\\:", "\\#", "\\=", "\\{", "\\}", "\\~", "\\n"])
+}
 TEXT_OF = {placeholder: escape[1] for escape, placeholder in PLACEHOLDER_OF.items()} | {PLACEHOLDER_OF[r"\n"]: "\n"}
 PLACEHOLDERS = re.compile("[\ue000-\ue007]")
 MARKUP_PREFIX = re.compile(r"^\s*\[(?:html|markdown|plain|moodle)\]", re.IGNORECASE)
@@ -228,5 +230,5 @@ def _true_false(is_true, content):
 
 
 def _skip(block, warnings, reason):
+    """Record why a question is not imported; returns None, the question it stands for."""
     warnings.append(f"{block.file}:{block.first_line}: skipped: {reason}")
-    return None
