@@ -1,7 +1,7 @@
-"""Study content: reading quiz, flashcard and export documents into the database, and writing
+"""Study content: reading quiz, flashcard, export and other tools' documents into the database, and writing
 the database back out as JSON.
 
-Three document formats, told apart by their content rather than their file name:
+Seven document formats, told apart by their content rather than their file name:
 
 * a quiz (quiz_format.py): a title line, then blocks of `Question N: stem`, `- choice` lines
   (one ending in `(Correct answer)`, in any letter case), a `Correct answer: ...` line, one
@@ -12,7 +12,13 @@ Three document formats, told apart by their content rather than their file name:
   in groups of four (question, answer, misconception, correction); a question paragraph may
   start with a `Topics: a, b` line;
 * an export file (json_format.py): the JSON that export.py writes, which may hold many sets
-  and decks.
+  and decks;
+* the formats people already have: Moodle GIFT (gift_format.py) and Aiken (aiken_format.py)
+  quizzes, CSV/TSV tables with a header row (tabular_format.py) and Anki plain-text exports
+  (anki_format.py). What they cannot hold is skipped with a warning naming its line.
+
+Every parser is a pure function from text to ParsedDocuments, so an exporter to any of these
+formats can be written from the same dataclasses.
 
 reading.py tells the formats apart and parses a document into the dataclasses of
 documents.py without touching the database; sync.py saves a parsed document, matching rows by

@@ -19,6 +19,10 @@ MAX_TOPIC = Topic._meta.get_field("name").max_length
 # The text columns are unbounded; a stem, choice or card side longer than this is a broken
 # document (a missing blank line glued paragraphs together), not content.
 MAX_TEXT = 10_000
+# Whole documents: far beyond any course's content, small enough that one file cannot
+# fill the server's memory or hold the import transaction for minutes.
+MAX_FILE_BYTES = 5_000_000
+MAX_ITEMS = 5_000
 # Characters no database column can hold: NUL (PostgreSQL refuses it) and lone surrogates
 # (not encodable as UTF-8), which JSON can spell as "\u0000" and "\ud800".
 UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
@@ -82,6 +86,36 @@ def check_title(title, file, line):
     if len(title) > MAX_TITLE:
         raise ContentError(file, line, f"title is longer than {MAX_TITLE} characters")
     return title
+
+
+def check_item_count(documents):
+    for document in documents:
+        if len(document.items) > MAX_ITEMS:
+            noun = "questions" if document.kind == SourceDocument.Kind.QUIZ else "cards"
+            message = f"{len(document.items)} {noun} in one set or deck; at most {MAX_ITEMS} can be imported at once"
+            raise ContentError(document.file, None, message)
+    return documents
+
+
+def check_choices(choices, file, line, what):
+    """Refuse a choice without text or two with one text: re-imports match choices by their
+    text, and a learner could not tell two identical choices apart. `choices` are (text, right)."""
+    first_seen = set()
+    for text, _ in choices:
+        if not text:
+            raise ContentError(file, line, f"{what}: a choice has no text")
+        check_text(text, file, line, f"a choice of {what}")
+        if text in first_seen:
+            raise ContentError(file, line, f"{what}: the choice {shorten(text)!r} appears twice")
+        first_seen.add(text)
+    return choices
+
+
+def title_from_file_name(file):
+    """The title of a document whose format has no title of its own: its file name, without
+    the extension and with underscores read as spaces ("networking_basics.csv")."""
+    name = Path(file).stem.replace("_", " ").strip() or Path(file).name
+    return check_title(name, file, None)
 
 
 def check_text(text, file, line, what):

@@ -22,12 +22,15 @@ class Report:
     warnings: list = field(default_factory=list)
 
 
-def import_documents(paths, *, dry_run=False, now=None):
-    """Parse every file, then save them all in one transaction: one bad file changes nothing."""
+def import_documents(paths, *, format=None, dry_run=False, now=None):
+    """Parse every file, then save them all in one transaction: one bad file changes nothing.
+
+    `format` (a name in reading.FORMATS) reads every file in that format instead of
+    recognising each one by its content."""
     report = Report()
     documents = []
     for path in paths:
-        parsed, warnings = read_document(path)
+        parsed, warnings = read_document(path, format)
         documents.extend(parsed)
         report.warnings.extend(warnings)
     _refuse_duplicate_identities(documents)

@@ -1,8 +1,12 @@
 """Reading one document: its bytes, decoded, recognised by content and handed to its parser.
 
-The format is told by content, never by file name: an export file starts with `{`, a quiz
-has a `Question N:` line followed by a `- choice` line, anything else is a flashcard deck.
-Apart from reading the file, nothing here has side effects; there is no database access.
+The format is told by content, never by file name (unless the caller names it): an export
+file starts with `{`; a quiz has a `Question N:` line followed by a `- choice` line; an Anki
+export starts with `#separator:`-style header lines; a GIFT file has `::name::`,
+`$CATEGORY:` or a paragraph ending in an answer block `{...}`; an Aiken file has an
+`ANSWER: X` line after `A. ...` choice lines; a CSV/TSV file's first line is a header naming
+known columns; anything else is a flashcard deck. Apart from reading the file, nothing here
+has side effects; there is no database access.
 """
 
 import codecs
@@ -10,35 +14,88 @@ import hashlib
 import itertools
 from pathlib import Path
 
+from .aiken_format import looks_like_aiken, parse_aiken
+from .anki_format import looks_like_anki, parse_anki
 from .deck_format import parse_deck
-from .documents import ContentError
+from .documents import MAX_FILE_BYTES, ContentError, check_item_count
+from .gift_format import looks_like_gift, parse_gift
 from .json_format import parse_export
 from .quiz_format import CHOICE_LINE, QUESTION_LINE, parse_quiz
+from .tabular_format import looks_like_table, parse_table
 
 
-def read_document(path):
-    """Return ([ParsedDocument, ...], [warning, ...]) for one file, or raise ContentError."""
+def read_document(path, format=None):
+    """Return ([ParsedDocument, ...], [warning, ...]) for one file, or raise ContentError.
+
+    `format` (one of FORMATS) skips recognising the format by content."""
     file = str(path)
     try:
+        if Path(path).stat().st_size > MAX_FILE_BYTES:
+            raise ContentError(file, None, f"file is larger than {MAX_FILE_BYTES // 1_000_000} MB")
         data = Path(path).read_bytes()
     except OSError as error:
         raise ContentError(file, None, f"cannot read file: {error.strerror or error}") from error
-    return parse_document(data, file)
+    return parse_document(data, file, format)
 
 
-def parse_document(data, file):
+def parse_document(data, file, format=None):
     """As read_document, from a document's bytes; `file` names it in warnings and errors."""
+    if len(data) > MAX_FILE_BYTES:
+        raise ContentError(file, None, f"file is larger than {MAX_FILE_BYTES // 1_000_000} MB")
+    if format is not None and format not in FORMATS:
+        raise ContentError(file, None, f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
     text = decode(data, file)
     if not text.strip():
         raise ContentError(file, 1, "file is empty")
+    parse = FORMATS[format or recognise(text)]
+    documents, warnings = parse(text, file, hashlib.sha256(data).hexdigest())
+    return check_item_count(documents), warnings
+
+
+def recognise(text):
+    """The name of the format of a decoded document, told by its content."""
     if text.lstrip().startswith("{"):
-        return parse_export(text, file), []
+        return "json"
+    lines = text.split("\n")
+    if looks_like_quiz(lines):
+        return "quiz"
+    if looks_like_anki(lines):
+        return "anki"
+    if looks_like_gift(text):
+        return "gift"
+    if looks_like_aiken(lines):
+        return "aiken"
+    if looks_like_table(lines):
+        return "csv"
+    return "deck"
+
+
+def _quiz(text, file, checksum):
     lines = text.split("\n")
     refuse_if_cut_off(text, lines, file)
-    checksum = hashlib.sha256(data).hexdigest()
-    if looks_like_quiz(lines):
-        return parse_quiz(lines, file, checksum)
+    return parse_quiz(lines, file, checksum)
+
+
+def _deck(text, file, checksum):
+    lines = text.split("\n")
+    refuse_if_cut_off(text, lines, file)
     return [parse_deck(lines, file, checksum)], []
+
+
+def _export(text, file, checksum):
+    return parse_export(text, file), []
+
+
+# Each parser takes (text, file, checksum of the bytes) and returns ([ParsedDocument], [warning]).
+FORMATS = {
+    "quiz": _quiz,
+    "deck": _deck,
+    "json": _export,
+    "gift": parse_gift,
+    "aiken": parse_aiken,
+    "csv": parse_table,
+    "anki": parse_anki,
+}
 
 
 # How a complete text ends: a sentence, a quotation, a bracket or a list of items.
@@ -46,7 +103,7 @@ FINISHED_ENDINGS = tuple(".!?…:;)]}\"'”’»`*")
 
 
 def refuse_if_cut_off(text, lines, file):
-    """A document that stops in mid-sentence with no final line break looks like a file cut
+    """For the two prose formats (quiz and deck): a document that stops in mid-sentence with no final line break looks like a file cut
     off in a copy or a download: its last card or question would be saved half-written (a
     deck cut inside its last paragraph still has four paragraphs a card). An author whose
     document really ends that way ends it with a line break."""

@@ -12,13 +12,15 @@ import logging
 from django.core.management.base import BaseCommand, CommandError
 
 from quiz.content import ContentError, import_documents
+from quiz.content.reading import FORMATS
 
 security_log = logging.getLogger("quiz.security")
 
 
 class Command(BaseCommand):
     help = (
-        "Import quiz documents, flashcard documents or export_questions JSON files. "
+        "Import quiz documents, flashcard documents, export_questions JSON files, Moodle GIFT or Aiken files, "
+        "CSV/TSV tables with a header row, or Anki plain-text exports. "
         "Re-importing updates questions and cards in place; one run is one transaction. "
         "A 'Topics: a, b' line sets an item's topics; items without one keep theirs."
     )
@@ -28,12 +30,17 @@ class Command(BaseCommand):
             "files", nargs="+", metavar="FILE", help="documents to import (format detected from content)"
         )
         parser.add_argument(
+            "--format",
+            choices=sorted(FORMATS),
+            help="read every file in this format (default: recognised from each file's content)",
+        )
+        parser.add_argument(
             "--dry-run", action="store_true", help="parse, validate and save, then roll everything back"
         )
 
-    def handle(self, *args, files, dry_run, **options):
+    def handle(self, *args, files, dry_run, format=None, **options):
         try:
-            report = import_documents(files, dry_run=dry_run)
+            report = import_documents(files, format=format, dry_run=dry_run)
         except ContentError as error:
             security_log.warning("import refused", extra={"event": "import_refused", "error": str(error)})
             raise CommandError(str(error)) from error

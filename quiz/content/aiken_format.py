@@ -1,0 +1,100 @@
+"""The Aiken format: multiple-choice questions, one right answer, nothing else.
+
+    Which layer routes packets?
+    A. Transport
+    B) Network
+    ANSWER: B
+
+A question's text (one line or more), choices labelled `A.` or `A)` with consecutive
+capital letters, then `ANSWER: X`. Blank lines between questions are optional. Aiken has no
+explanations and no topics: questions get an empty explanation, and their topics are left
+as they are. The grammar follows Moodle's importer (question/format/aiken/format.php),
+stricter where Moodle guesses: a choice out of order, a line between the choices and the
+ANSWER line or a question without one is an error, not a new question. Pure: no database.
+"""
+
+import itertools
+import re
+
+from ..models import SourceDocument
+from .documents import (
+    ContentError,
+    ParsedDocument,
+    ParsedQuestion,
+    check_choices,
+    check_text,
+    source_file_name,
+    title_from_file_name,
+)
+
+CHOICE_LINE = re.compile(r"^([A-Z])[.)][ \t]+(.*)$")
+ANSWER_LINE = re.compile(r"^ANSWER\s*:\s*(.*)$")
+
+
+def looks_like_aiken(lines):
+    """An `ANSWER: X` line right after a choice line."""
+    stripped = [line.strip() for line in lines if line.strip()]
+    return any(
+        CHOICE_LINE.match(previous) and ANSWER_LINE.match(line)
+        for previous, line in itertools.pairwise(stripped)
+    )
+
+
+class _Question:
+    """A question being read: its first line, its text lines and its choices so far."""
+
+    def __init__(self, line, text):
+        self.line, self.text, self.choices = line, [text], []
+
+
+def parse_aiken(text, file, checksum):
+    """([ParsedDocument], []) for an Aiken file, or raise ContentError."""
+    questions, current = [], None
+    for number, line in enumerate(text.split("\n"), start=1):
+        line = line.strip()
+        if not line:
+            continue
+        if answer := ANSWER_LINE.match(line):
+            questions.append(_finished(current, answer.group(1).strip(), number, file, len(questions) + 1))
+            current = None
+        elif choice := CHOICE_LINE.match(line):
+            _add_choice(current, choice, number, file)
+        elif current is None:
+            current = _Question(number, line)
+        elif current.choices:
+            message = f"expected the next choice or 'ANSWER: X' for the question on line {current.line}"
+            raise ContentError(file, number, message)
+        else:
+            current.text.append(line)
+    if current is not None:
+        raise ContentError(file, current.line, "the question has no 'ANSWER: X' line")
+    if not questions:
+        raise ContentError(file, None, "no questions: expected a question, choices 'A. ...' and 'ANSWER: X'")
+    document = ParsedDocument(
+        file, SourceDocument.Kind.QUIZ, title_from_file_name(file), source_file_name(file), checksum, questions
+    )
+    return [document], []
+
+
+def _add_choice(current, choice, number, file):
+    if current is None:
+        raise ContentError(file, number, "a choice before any question text")
+    letter, text = choice.groups()
+    expected = chr(ord("A") + len(current.choices))
+    if letter != expected:
+        raise ContentError(file, number, f"expected choice {expected}, found {letter}")
+    current.choices.append(check_text(text.strip(), file, number, f"choice {letter}"))
+
+
+def _finished(current, answer, number, file, position):
+    if current is None or not current.choices:
+        raise ContentError(file, number, "'ANSWER:' without a question and its choices before it")
+    if len(current.choices) < 2:
+        raise ContentError(file, number, "a question needs at least 2 choices")
+    letters = [chr(ord("A") + index) for index in range(len(current.choices))]
+    if answer not in letters:
+        raise ContentError(file, number, f"ANSWER must be one of {', '.join(letters)}, found {answer!r}")
+    choices = [(text, letter == answer) for letter, text in zip(letters, current.choices)]
+    check_choices(choices, file, current.line, "the question")
+    stem = check_text("\n".join(current.text), file, current.line, "the question")
+    return ParsedQuestion(f"q{position}", stem, "", choices, current.line)

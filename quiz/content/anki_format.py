@@ -1,0 +1,174 @@
+"""Anki's plain-text export (File > Export > Notes in Plain Text): one note per row.
+
+    #separator:tab
+    #html:true
+    #tags column:3
+    What does TCP guarantee?<br>(one word)	<b>Reliability</b>	networking tcp
+
+Header lines `#key:value` come first, as Anki writes and reads them
+(rslib/src/import_export/text/csv/metadata.rs): `separator` (tab, pipe, semicolon, colon,
+comma, space or the character itself; without one, guessed from the first row), `html`
+(true: fields are HTML, reduced to plain text; without the header, guessed from the fields),
+`tags` (tags of every note), `columns` (labels; a `Front` and a `Back` label pick those
+columns), and the 1-based `tags column`, `guid column`, `notetype column` and `deck column`.
+Other headers are ignored. The first two other columns are the card's front and back; more
+fields (a note type with more than two) are ignored with a warning. Tags, separated by
+spaces, become topics. With a `guid column`, the guid is the card's identity, so a card whose
+front was edited in Anki still updates its row. Anki cards have no misconception: they are
+studied, never drilled as "Myth or fact?". Pure: no database.
+"""
+
+import re
+
+from ..models import SourceDocument
+from .documents import (
+    MAX_KEY,
+    ContentError,
+    ParsedCard,
+    ParsedDocument,
+    check_text,
+    check_topic,
+    source_file_name,
+    title_from_file_name,
+)
+from .html_text import html_to_text, looks_like_html
+from .tabular_format import read_rows
+
+HEADER_LINE = re.compile(r"^#([^:]+):(.*)$")
+KNOWN_HEADERS = {
+    "separator", "html", "tags", "columns", "notetype", "deck", "notetype column", "deck column", "tags column",
+    "guid column", "match scope", "if matches",
+}
+SEPARATORS = {"tab": "\t", "pipe": "|", "semicolon": ";", "colon": ":", "comma": ",", "space": " "}
+COLUMN_HEADERS = ("tags column", "guid column", "notetype column", "deck column")
+
+
+def looks_like_anki(lines):
+    """A first line that is one of Anki's `#key:value` headers."""
+    match = HEADER_LINE.match(lines[0].strip()) if lines else None
+    return bool(match) and match.group(1).strip().lower() in KNOWN_HEADERS
+
+
+def parse_anki(text, file, checksum):
+    """([ParsedDocument], [warning, ...]) for an Anki text export, or raise ContentError."""
+    lines = text.split("\n")
+    headers = _headers(lines)
+    header_count = len(headers)
+    separator = _separator(headers, lines[header_count:], file)
+    rows = list(read_rows(lines, header_count, separator, file))
+    if not rows:
+        raise ContentError(file, header_count or 1, "no notes after the header lines")
+    notes = _Notes(headers, separator, rows, file)
+    cards = [notes.card(line, row, number) for number, (line, row) in enumerate(rows, start=1)]
+    _refuse_repeated_guids(cards, file)
+    document = ParsedDocument(
+        file, SourceDocument.Kind.DECK, title_from_file_name(file), source_file_name(file), checksum, cards,
+        keys_are_identities=notes.guid is not None,
+    )
+    return [document], notes.warnings
+
+
+def _headers(lines):
+    """{key: (value, line number)} of the `#key:value` lines at the top of the file."""
+    headers = {}
+    for number, line in enumerate(lines, start=1):
+        match = HEADER_LINE.match(line)
+        if not match:
+            break
+        headers[match.group(1).strip().lower()] = (match.group(2).strip(), number)
+    return headers
+
+
+def _word(value):
+    # Anki trims what follows the first word, for a header line exported as a row ("#html:true,,").
+    return re.match(r"[^\W_]*", value).group().lower()
+
+
+def _separator(headers, rows, file):
+    if "separator" not in headers:
+        first = next((line for line in rows if line.strip()), "")
+        return next((char for char in ("\t", "|", ";", ",", ":") if char in first), "\t")
+    value, line = headers["separator"]
+    if len(value) >= 1 and not value[0].isalnum() and value[0] not in "\"'":
+        return value[0]
+    if _word(value) in SEPARATORS:
+        return SEPARATORS[_word(value)]
+    raise ContentError(file, line, f"unknown separator {value!r}; expected one of {', '.join(SEPARATORS)}")
+
+
+def _column_number(headers, key, file):
+    if key not in headers:
+        return None
+    value, line = headers[key]
+    if not value.strip().isdigit() or int(value) < 1:
+        raise ContentError(file, line, f"#{key} must be a column number from 1")
+    return int(value)
+
+
+class _Notes:
+    """What the headers say about every row; builds each row's card."""
+
+    def __init__(self, headers, separator, rows, file):
+        self.file, self.warnings, self.warned_extra = file, [], False
+        columns = {key: _column_number(headers, key, file) for key in COLUMN_HEADERS}
+        self.tags, self.guid = columns["tags column"], columns["guid column"]
+        self.meta = {number for number in columns.values() if number}
+        self.front_back = self._front_back(headers, separator)
+        self.global_tags = headers["tags"][0].split() if "tags" in headers else None
+        if "html" in headers:
+            self.is_html = _word(headers["html"][0]) == "true"
+        else:
+            self.is_html = any(looks_like_html(cell) for _, row in rows[:10] for cell in row)
+
+    def _front_back(self, headers, separator):
+        """The 1-based columns of the front and the back, if `#columns:` labels name them."""
+        if "columns" not in headers:
+            return None
+        labels = [label.strip().lower() for label in headers["columns"][0].split(separator)]
+        if "front" in labels and "back" in labels:
+            return labels.index("front") + 1, labels.index("back") + 1
+        return None
+
+    def card(self, line, row, number):
+        fields = self._fields(row, line)
+        front, back = (self._text(field, line, name) for field, name in zip(fields, ("front", "back")))
+        key = f"c{number}"
+        if self.guid:
+            key = _cell(row, self.guid).strip()
+            if not key or len(key) > MAX_KEY:
+                raise ContentError(self.file, line, f"the guid must have 1 to {MAX_KEY} characters")
+        return ParsedCard(key, front, back, "", "", line, self._topics(row, line))
+
+    def _fields(self, row, line):
+        if self.front_back:
+            return [_cell(row, number) for number in self.front_back]
+        fields = [cell for number, cell in enumerate(row, start=1) if number not in self.meta]
+        if len(fields) > 2 and not self.warned_extra:
+            self.warned_extra = True
+            self.warnings.append(f"{self.file}:{line}: notes have {len(fields)} fields; only the first two "
+                                 "(front and back) are imported")
+        return fields + [""] * (2 - len(fields))
+
+    def _text(self, field, line, name):
+        text = (html_to_text(field) if self.is_html else field).strip()
+        if not text:
+            raise ContentError(self.file, line, f"the {name} is empty")
+        return check_text(text, self.file, line, f"the {name}")
+
+    def _topics(self, row, line):
+        if self.tags is None and self.global_tags is None:
+            return None
+        names = (self.global_tags or []) + (_cell(row, self.tags).split() if self.tags else [])
+        return [check_topic(name, self.file, line) for name in dict.fromkeys(names)]
+
+
+def _cell(row, number):
+    return row[number - 1] if number <= len(row) else ""
+
+
+def _refuse_repeated_guids(cards, file):
+    first_seen = {}
+    for card in cards:
+        if card.key in first_seen:
+            raise ContentError(file, card.line, f"the guid {card.key!r} is also on line {first_seen[card.key]}")
+        first_seen[card.key] = card.line

@@ -1,0 +1,234 @@
+"""Moodle's GIFT format: the multiple-choice and true/false questions of a GIFT file.
+
+    // a comment line
+    $CATEGORY: Networking/Routing
+    ::Q1:: Which layer routes packets? {
+      =Network #Right: routers work there.
+      ~Transport
+      ~Link
+      ####Routing is layer 3.
+    }
+
+Questions are separated by blank lines. `::name::` is optional (the app has no use for it),
+`#...` after an answer is that answer's feedback, `####...` the question's general feedback,
+`\\:`, `\\#`, `\\=`, `\\{`, `\\}`, `\\~`, `\\\\` and `\\n` are escapes, and a `[html]`,
+`[markdown]`, `[plain]` or `[moodle]` prefix names a text's markup, which is dropped: the
+text is kept as written and never rendered. The grammar follows Moodle's own importer
+(question/format/gift/format.php).
+
+What the app can hold: one right answer (`=`) among at least two; true/false (`{T}`,
+`{FALSE}`) becomes a two-choice question, True and False. Every other kind (essay `{}`,
+numerical `{#...}`, matching `->`, short answer with only `=` answers, several `=` or `%`
+weights, descriptions without braces) is skipped with a warning naming its line, never
+silently dropped. The explanation is the general feedback or, without one, the right
+answer's feedback. A `$CATEGORY:` names the topic of the questions after it. Pure: no database.
+"""
+
+import re
+
+from ..models import SourceDocument
+from .documents import (
+    ContentError,
+    ParsedDocument,
+    ParsedQuestion,
+    check_choices,
+    check_text,
+    check_topic,
+    source_file_name,
+    title_from_file_name,
+)
+
+# Escaped characters become private-use characters before parsing, as Moodle swaps them for
+# placeholders, so `\{` never opens an answer block; `restore` turns them back into text.
+ESCAPE = re.compile(r"\\[\\:#={}~n]")
+PLACEHOLDER_OF = {
+    escape: chr(0xE000 + index) for index, escape in enumerate(["\\\\", "\\:", "\\#", "\\=", "\\{", "\\}", "\\~", "\\n"])
+}
+TEXT_OF = {placeholder: escape[1] for escape, placeholder in PLACEHOLDER_OF.items()} | {PLACEHOLDER_OF[r"\n"]: "\n"}
+PLACEHOLDERS = re.compile("[\ue000-\ue007]")
+MARKUP_PREFIX = re.compile(r"^\s*\[(?:html|markdown|plain|moodle)\]", re.IGNORECASE)
+CATEGORY_LINE = re.compile(r"^\s*\$CATEGORY:(.*)$")
+# Moodle's category paths start with the context and the top category: `$course$/top/...`.
+CATEGORY_CONTEXT = re.compile(r"^(?:\$\w+\$/)?(?:top(?:/|$))?")
+TRUE_FALSE = {"T": True, "TRUE": True, "F": False, "FALSE": False}
+TRUE_FALSE_CHOICES = ("True", "False")
+
+
+def looks_like_gift(text):
+    """A `::name::`, a `$CATEGORY:` line, or a paragraph that ends with an answer block."""
+    for block in _blocks(text.split("\n")):
+        content = "\n".join(line for _, line in block).strip()
+        if content.startswith("::") and "::" in content[2:] or CATEGORY_LINE.match(content):
+            return True
+        if re.search(r"\{\s*(?:[=~]|(?:T|F|TRUE|FALSE)\s*[#}])[^{}]*\}\s*$", _escaped(content)):
+            return True
+    return False
+
+
+def parse_gift(text, file, checksum):
+    """([ParsedDocument], [warning, ...]) for a GIFT file, or raise ContentError."""
+    if PLACEHOLDERS.search(text):
+        line = text.count("\n", 0, PLACEHOLDERS.search(text).start()) + 1
+        raise ContentError(file, line, "contains a private-use character (U+E000-U+E007), which GIFT files cannot hold")
+    questions, warnings, topics = [], [], None
+    for block in _blocks(text.split("\n")):
+        block, category = _category(block, file)
+        if category is not None:
+            topics = category
+        if block:
+            question = _parse_question(_Block(block, file), topics, warnings)
+            if question:
+                question.key = f"q{len(questions) + 1}"
+                questions.append(question)
+    if not questions:
+        raise ContentError(file, None, f"no multiple-choice or true/false question to import ({len(warnings)} skipped)")
+    document = ParsedDocument(
+        file, SourceDocument.Kind.QUIZ, title_from_file_name(file), source_file_name(file), checksum, questions
+    )
+    return [document], warnings
+
+
+def _blocks(lines):
+    """Blank-line separated runs of [(line number, line)], without `//` comment lines."""
+    block = []
+    for number, line in enumerate(lines + [""], start=1):
+        if not line.strip():
+            if block:
+                yield block
+            block = []
+        elif not line.strip().startswith("//"):
+            block.append((number, line))
+
+
+def _category(block, file):
+    """(the block without its `$CATEGORY:` line, [topic] or [] for an empty category, or None)."""
+    match = CATEGORY_LINE.match(block[0][1])
+    if not match:
+        return block, None
+    path = CATEGORY_CONTEXT.sub("", _restore(_escaped(match.group(1).strip()))).strip("/ ")
+    return block[1:], [check_topic(path, file, block[0][0])] if path else []
+
+
+def _escaped(text):
+    return ESCAPE.sub(lambda match: PLACEHOLDER_OF[match.group()], text)
+
+
+def _restore(text):
+    return PLACEHOLDERS.sub(lambda match: TEXT_OF[match.group()], text)
+
+
+def _plain(text):
+    """A text as the learner should read it: no markup prefix, escapes undone, trimmed."""
+    return _restore(MARKUP_PREFIX.sub("", text, count=1)).strip()
+
+
+class _Block:
+    """One question's lines as one escaped text, with the line number of any offset in it."""
+
+    def __init__(self, block, file):
+        self.file, self.first_line = file, block[0][0]
+        self.numbers = [number for number, _ in block]
+        self.text = _escaped("\n".join(line for _, line in block))
+
+    def line_at(self, offset):
+        return self.numbers[self.text.count("\n", 0, offset)]
+
+    def error(self, offset, message):
+        return ContentError(self.file, self.line_at(offset), message)
+
+
+def _parse_question(block, topics, warnings):
+    """The ParsedQuestion of one block, or None (with a warning) for a kind the app cannot hold."""
+    text, start = block.text, _name_end(block)
+    opening, closing = text.find("{", start), text.find("}", start)
+    if opening < 0 and closing < 0:
+        return _skip(block, warnings, "text without an answer block {...} (a description) is not a question")
+    if closing < 0:
+        raise block.error(opening, "'{' is not closed by '}' (write \\{ for a brace in the text)")
+    if opening < 0 or closing < opening:
+        raise block.error(closing, "'}' without an opening '{' (write \\} for a brace in the text)")
+    if "{" in text[opening + 1 : closing]:
+        raise block.error(opening, "'{' is not closed by '}' (write \\{ for a brace in the text)")
+    if (stray := re.search("[{}]", text[closing + 1 :])) is not None:
+        raise block.error(closing + 1 + stray.start(), "a second answer block: a question has one {...}")
+    before, after = text[start:opening], text[closing + 1 :]
+    # An answer block inside the text is Moodle's "missing word" question: a blank takes its place.
+    stem = _plain(before + "_____" + after if after.strip() else before)
+    if not stem:
+        raise block.error(start, "the question has no text before its answer block")
+    check_text(stem, block.file, block.first_line, "the question")
+    answers, general_feedback = _split_general_feedback(text[opening + 1 : closing])
+    return _answered_question(block, opening, stem, answers, general_feedback, topics, warnings)
+
+
+def _name_end(block):
+    """Where the question's text starts: after its `::name::`, if it has one."""
+    text = block.text
+    start = len(text) - len(text.lstrip())
+    if not text.startswith("::", start):
+        return start
+    end = text.find("::", start + 2)
+    if end < 0:
+        raise block.error(start, "the question name is not closed: write '::name::' (or \\: for a colon)")
+    return end + 2
+
+
+def _split_general_feedback(answers):
+    at = answers.rfind("####")
+    return (answers, "") if at < 0 else (answers[:at], _plain(answers[at + 4 :]))
+
+
+def _answered_question(block, opening, stem, answers, general_feedback, topics, warnings):
+    content = answers.strip()
+    if not content:
+        return _skip(block, warnings, "essay questions are not supported")
+    if content.startswith("#"):
+        return _skip(block, warnings, "numerical questions are not supported")
+    if "~" in content:
+        choices, feedback = _multiple_choice(block, opening, answers, warnings)
+    elif "=" in content and "->" in content:
+        return _skip(block, warnings, "matching questions are not supported")
+    elif (verdict := content.split("#", 1)[0].strip()) in TRUE_FALSE:
+        choices, feedback = _true_false(TRUE_FALSE[verdict], content)
+    else:
+        return _skip(block, warnings, "short-answer questions (only '=' answers) are not supported")
+    if choices is None:
+        return None
+    check_choices(choices, block.file, block.line_at(opening), "the question")
+    explanation = check_text(general_feedback or feedback, block.file, block.first_line, "the explanation")
+    return ParsedQuestion("", stem, explanation, choices, block.first_line, topics)
+
+
+def _multiple_choice(block, opening, answers, warnings):
+    """([(text, right)], the right answer's feedback), or (None, None) when skipped."""
+    offset = opening + 1
+    marked = list(re.finditer(r"[=~]", answers))
+    if answers[: marked[0].start()].strip():
+        raise block.error(offset, "expected '=' or '~' before each answer")
+    parsed = []
+    for match, following in zip(marked, marked[1:] + [None]):
+        body = answers[match.end() : following.start() if following else len(answers)]
+        if body.lstrip().startswith("%"):
+            return _skip(block, warnings, "answers with % weights (partial credit) are not supported"), None
+        text, _, feedback = body.partition("#")
+        parsed.append((_plain(text), match.group() == "=", _plain(feedback), offset + match.start()))
+    rights = [answer for answer in parsed if answer[1]]
+    if len(parsed) < 2:
+        raise block.error(offset, "a multiple-choice question needs at least 2 answers")
+    if not rights:
+        raise block.error(offset, "no right answer: mark the right one with '='")
+    if len(rights) > 1:
+        return _skip(block, warnings, "more than one right answer ('=') is not supported"), None
+    return [(text, right) for text, right, _, _ in parsed], rights[0][2]
+
+
+def _true_false(is_true, content):
+    """A two-choice question; Moodle writes `{T#feedback if wrong#feedback if right}`."""
+    feedback_if_right = (content.split("#", 2) + ["", ""])[2]
+    choices = [(TRUE_FALSE_CHOICES[0], is_true), (TRUE_FALSE_CHOICES[1], not is_true)]
+    return choices, _plain(feedback_if_right)
+
+
+def _skip(block, warnings, reason):
+    """Record why a question is not imported; returns None, the question it stands for."""
+    warnings.append(f"{block.file}:{block.first_line}: skipped: {reason}")

@@ -1,0 +1,236 @@
+"""Spreadsheets saved as CSV or TSV: one question or one card per row, under a header row.
+
+    stem,choices,answer,explanation,topics
+    Which layer routes packets?,Transport|Network|Link,B,Routing is layer 3.,"OSI, Routing"
+
+    front;back;misconception;correction
+    What does TCP guarantee?;Ordered, reliable delivery.;That it is fast.;It trades speed for reliability.
+
+The delimiter (comma, tab or semicolon) is the one that makes the header name the most known
+columns; header names are read in any letter case, with a few synonyms. A table of questions
+has choices: a `choices` column split at `|`, or columns `choice1`..`choiceN` (`option1`..)
+or `a`, `b`, `c`, `d`; its `answer` is the right choice's letter, number or text. A table of
+cards has `front` and `back`, and optionally `misconception` and `correction` (both or
+neither: a card without them is studied but never drilled as "Myth or fact?"). `topics`
+(comma-separated) is optional in both. Unknown columns are ignored with a warning. Parsed
+with the csv module, quotes as a spreadsheet writes them. Pure: no database.
+"""
+
+import csv
+import io
+import re
+
+from ..models import SourceDocument
+from .documents import (
+    ContentError,
+    ParsedCard,
+    ParsedDocument,
+    ParsedQuestion,
+    check_choices,
+    check_text,
+    shorten,
+    source_file_name,
+    title_from_file_name,
+    topic_names,
+)
+
+DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon"}
+TOPICS = {"topics", "topic", "tags"}
+QUESTION_COLUMNS = {
+    "stem": {"stem", "question", "question text", "prompt"},
+    "choices": {"choices", "options"},
+    "answer": {"answer", "correct", "correct answer", "right answer"},
+    "explanation": {"explanation", "feedback", "rationale"},
+    "topics": TOPICS,
+}
+CARD_COLUMNS = {
+    "front": {"front", "question", "term", "prompt"},
+    "back": {"back", "answer", "definition"},
+    "misconception": {"misconception", "myth"},
+    "correction": {"correction"},
+    "topics": TOPICS,
+}
+REQUIRED = {SourceDocument.Kind.QUIZ: ("stem", "answer"), SourceDocument.Kind.DECK: ("front", "back")}
+NUMBERED_CHOICE = re.compile(r"^(?:choice|option) ?(\d{1,2})$")
+LETTER_CHOICE = re.compile(r"^(?:choice |option )?([a-j])$")
+CHOICE_SEPARATOR = "|"
+
+
+def looks_like_table(lines):
+    """A first line that, split at a comma, tab or semicolon, names known columns of one kind."""
+    first = next((line for line in lines if line.strip()), "")
+    return _best_delimiter(first) is not None
+
+
+def parse_table(text, file, checksum):
+    """([ParsedDocument], [warning, ...]) for a CSV or TSV file, or raise ContentError."""
+    lines = text.split("\n")
+    header_line = next(number for number, line in enumerate(lines, start=1) if line.strip())
+    first = lines[header_line - 1]
+    # A header missing a required column still names its delimiter; _Table then says which column.
+    delimiter = _best_delimiter(first) or max(DELIMITERS, key=first.count)
+    if delimiter not in first:
+        message = "the first line is not a header naming front,back (cards) or stem,choices,answer (questions)"
+        raise ContentError(file, header_line, message)
+    header = _row_cells(lines[header_line - 1], delimiter, file, header_line)
+    table = _Table(header, file, header_line)
+    rows = read_rows(lines, header_line, delimiter, file)
+    items = [table.item(cells, line, number) for number, (line, cells) in enumerate(rows, start=1)]
+    if not items:
+        raise ContentError(file, header_line, "no rows after the header")
+    document = ParsedDocument(file, table.kind, title_from_file_name(file), source_file_name(file), checksum, items)
+    return [document], table.warnings
+
+
+def _normal(name):
+    return " ".join(name.strip().lower().replace("_", " ").split())
+
+
+def _columns_of(header):
+    """(kind, {field: column index}, [(choice position, column index)], [unknown column index])."""
+    names = [_normal(name) for name in header]
+    choices = []
+    for index, name in enumerate(names):
+        if match := NUMBERED_CHOICE.match(name):
+            choices.append((int(match.group(1)), index))
+        elif match := LETTER_CHOICE.match(name):
+            choices.append((ord(match.group(1)) - ord("a") + 1, index))
+    has_choices = choices or any(name in QUESTION_COLUMNS["choices"] for name in names)
+    kind = SourceDocument.Kind.QUIZ if has_choices else SourceDocument.Kind.DECK
+    synonyms = QUESTION_COLUMNS if has_choices else CARD_COLUMNS
+    fields = {}
+    for index, name in enumerate(names):
+        field = next((field for field, known in synonyms.items() if name in known), None)
+        if field is not None:
+            fields.setdefault(field, []).append(index)
+    choice_columns = {index for _, index in choices}
+    unknown = [index for index, name in enumerate(names) if index not in choice_columns and not any(
+        name in known for known in synonyms.values())]
+    return kind, fields, sorted(choices), unknown
+
+
+def _best_delimiter(line):
+    """The delimiter under which the line names the most known columns, if it names two."""
+    best, best_count = None, 1
+    for delimiter in DELIMITERS:
+        if delimiter not in line:
+            continue
+        try:
+            header = next(csv.reader([line], delimiter=delimiter, strict=True))
+        except csv.Error:
+            continue
+        kind, fields, choices, _ = _columns_of(header)
+        if all(field in fields for field in REQUIRED[kind]) and len(fields) + len(choices) > best_count:
+            best, best_count = delimiter, len(fields) + len(choices)
+    return best
+
+
+def _row_cells(line, delimiter, file, number):
+    try:
+        return next(csv.reader([line], delimiter=delimiter, strict=True))
+    except csv.Error as error:
+        raise ContentError(file, number, f"malformed header: {error}") from error
+
+
+def read_rows(lines, header_line, delimiter, file):
+    """Yield (line number where the row starts, cells) for every non-blank row after line
+    `header_line` (0: all of them); a quoted field may span lines."""
+    reader = csv.reader(io.StringIO("\n".join(lines[header_line:]), newline=""), delimiter=delimiter, strict=True)
+    consumed = 0
+    while True:
+        start = header_line + consumed + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as error:
+            raise ContentError(file, start, f"malformed row: {error}") from error
+        consumed = reader.line_num
+        if any(cell.strip() for cell in row):
+            yield start, row
+
+
+class _Table:
+    """What the header says: the kind of items, which column holds what; builds each row's item."""
+
+    def __init__(self, header, file, line):
+        self.file, self.width, self.warnings = file, len(header), []
+        self.kind, fields, self.choice_columns, unknown = _columns_of(header)
+        for field, indexes in fields.items():
+            if len(indexes) > 1:
+                raise ContentError(file, line, f"two columns hold the {field}: {header[indexes[0]]!r} and "
+                                   f"{header[indexes[1]]!r}")
+        self.column = {field: indexes[0] for field, indexes in fields.items()}
+        for field in REQUIRED[self.kind]:
+            if field not in self.column:
+                raise ContentError(file, line, f"the header has no {field!r} column")
+        if self.kind == SourceDocument.Kind.QUIZ and "choices" in self.column and self.choice_columns:
+            raise ContentError(file, line, "a 'choices' column and numbered choice columns: use one or the other")
+        self.warnings += [f"{file}:{line}: ignored column {shorten(header[index])!r}" for index in unknown]
+
+    def item(self, cells, line, number):
+        if len(cells) > self.width:
+            raise ContentError(self.file, line, f"{len(cells)} fields, but the header has {self.width} "
+                               "(a field holding the delimiter must be in double quotes)")
+        cells = cells + [""] * (self.width - len(cells))
+        build = self._question if self.kind == SourceDocument.Kind.QUIZ else self._card
+        return build(cells, line, number)
+
+    def _cell(self, cells, field, line, required=False):
+        text = cells[self.column[field]].strip() if field in self.column else ""
+        if required and not text:
+            raise ContentError(self.file, line, f"the {field} is empty")
+        return check_text(text, self.file, line, f"the {field}")
+
+    def _topics(self, cells, line):
+        return topic_names(self._cell(cells, "topics", line), self.file, line) if "topics" in self.column else None
+
+    def _question(self, cells, line, number):
+        stem = self._cell(cells, "stem", line, required=True)
+        answer = self._cell(cells, "answer", line, required=True)
+        choices = self._choices(cells, line)
+        if len(choices) < 2:
+            raise ContentError(self.file, line, f"the question has {len(choices)} choice(s), needs at least 2")
+        right = self._right_choice(answer, choices, line)
+        parsed = check_choices([(text, position == right) for position, text in choices], self.file, line, "the question")
+        explanation = self._cell(cells, "explanation", line)
+        return ParsedQuestion(f"q{number}", stem, explanation, parsed, line, self._topics(cells, line))
+
+    def _choices(self, cells, line):
+        """[(position, text)] of the non-empty choices; positions count empty ones too, so a
+        letter or number answer names the column (or `|` part) the author meant."""
+        if "choices" in self.column:
+            texts = enumerate(cells[self.column["choices"]].split(CHOICE_SEPARATOR), start=1)
+        else:
+            texts = ((position, cells[index]) for position, index in self.choice_columns)
+        return [(position, text.strip()) for position, text in texts if text.strip()]
+
+    def _right_choice(self, answer, choices, line):
+        """The position the answer names: a choice's exact text first (the one way to name a
+        choice that is itself a letter or a number), else its letter, else its number."""
+        positions = [position for position, _ in choices]
+        by_text = next((position for position, text in choices if text == answer), None)
+        by_label = None
+        if len(answer) == 1 and answer.isascii() and answer.isalpha():
+            by_label = ord(answer.upper()) - ord("A") + 1
+        elif answer.isdigit() and len(answer) <= 2:
+            by_label = int(answer)
+        by_label = by_label if by_label in positions else None
+        if by_text is None and by_label is None:
+            raise ContentError(self.file, line, f"the answer {shorten(answer)!r} matches no choice "
+                               "(give its letter, its number or its exact text)")
+        if by_text is not None and by_label is not None and by_text != by_label:
+            self.warnings.append(f"{self.file}:{line}: the answer {answer!r} is the text of choice {by_text} and "
+                                 f"the label of choice {by_label}; took the choice whose text it is")
+        return by_text if by_text is not None else by_label
+
+    def _card(self, cells, line, number):
+        front = self._cell(cells, "front", line, required=True)
+        back = self._cell(cells, "back", line, required=True)
+        misconception = self._cell(cells, "misconception", line)
+        correction = self._cell(cells, "correction", line)
+        if bool(misconception) != bool(correction):
+            missing = "correction" if misconception else "misconception"
+            raise ContentError(self.file, line, f"the {missing} is empty: a card has both a misconception and its "
+                               "correction, or neither")
+        return ParsedCard(f"c{number}", front, back, misconception, correction, line, self._topics(cells, line))

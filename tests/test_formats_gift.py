@@ -1,0 +1,175 @@
+"""Moodle GIFT files: what is imported, what is skipped (with its line) and what is refused.
+
+The parser tests ask for no database; the import tests at the end save into the real one.
+"""
+
+import io
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from quiz.content import ContentError, import_documents, parse_document, read_document
+from quiz.models import Question, QuestionSet, SourceDocument
+from tests.importing import content_snapshot, run_import, topics_of
+
+SAMPLE = Path(__file__).parent / "samples" / "networking.gift"
+
+
+def parse(text, name="quiz.gift"):
+    [document], warnings = parse_document(text.encode(), name, "gift")
+    return document, warnings
+
+
+def refusal(text, name="quiz.gift"):
+    with pytest.raises(ContentError) as refused:
+        parse_document(text.encode(), name, "gift")
+    return str(refused.value)
+
+
+def test_it_reads_the_multiple_choice_and_true_false_questions_of_a_moodle_file():
+    [document], _ = read_document(SAMPLE)
+
+    assert (document.kind, document.title, document.file_name) == (SourceDocument.Kind.QUIZ, "networking", SAMPLE.name)
+    first, blank = document.items[:2]
+    assert [item.key for item in document.items] == ["q1", "q2", "q3", "q4", "q5"]
+    assert (first.stem, first.line) == ("Which layer routes packets?", 4)
+    assert first.choices == [("Network", True), ("Transport", False), ("Link", False)]
+    assert first.explanation == "Routing happens at layer 3."
+    assert first.topics == ["Networking/Routing"]
+    assert blank.stem == "A router forwards _____ between networks."
+    assert blank.choices == [("frames", False), ("packets", True), ("segments", False)]
+
+
+def test_true_false_becomes_two_choices_explained_by_the_feedback_for_a_right_answer():
+    [document], _ = read_document(SAMPLE)
+    true_false = document.items[2]
+
+    assert true_false.stem == "IP is **connectionless**."  # [markdown] dropped, the markup kept as text
+    assert true_false.choices == [("True", True), ("False", False)]
+    assert true_false.explanation == "Right, each packet travels alone."
+    assert parse("Is 2 odd?{F}\n")[0].items[0].choices == [("True", False), ("False", True)]
+
+
+def test_escaped_characters_are_text_and_html_is_kept_as_text_not_run():
+    [document], _ = read_document(SAMPLE)
+    escapes, html = document.items[3:]
+
+    assert escapes.stem == "Which URL scheme is secure: http or https {TLS}?"
+    assert escapes.choices == [("https: with TLS", True), ("http#plain", False)]
+    assert html.stem == "<p>Which port does <b>HTTPS</b> use?</p>"
+    assert html.topics == ["Security"]
+
+
+def test_every_kind_the_app_cannot_hold_is_listed_as_skipped_with_its_line():
+    _, warnings = read_document(SAMPLE)
+
+    assert warnings == [
+        f"{SAMPLE}:21: skipped: essay questions are not supported",
+        f"{SAMPLE}:23: skipped: numerical questions are not supported",
+        f"{SAMPLE}:25: skipped: matching questions are not supported",
+        f"{SAMPLE}:27: skipped: short-answer questions (only '=' answers) are not supported",
+        f"{SAMPLE}:29: skipped: more than one right answer ('=') is not supported",
+        f"{SAMPLE}:31: skipped: answers with % weights (partial credit) are not supported",
+    ]
+
+
+def test_a_text_without_an_answer_block_is_skipped_as_a_description():
+    document, warnings = parse("Read this first.\n\nOne?{=yes ~no}\n")
+
+    assert [item.stem for item in document.items] == ["One?"]
+    assert warnings == ["quiz.gift:1: skipped: text without an answer block {...} (a description) is not a question"]
+
+
+def test_a_multi_line_answer_block_comments_and_crlf_with_a_bom():
+    text = "// about TCP\n::T::TCP is\n// inside\n{\n~fast\n=reliable # yes\n}\n"
+    plain, _ = parse(text)
+    windows, _ = parse_document(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode(), "quiz.gift", "gift")
+
+    assert plain.items[0].stem == "TCP is"
+    assert plain.items[0].choices == [("fast", False), ("reliable", True)]
+    assert plain.items[0].explanation == "yes"
+    assert plain.items[0].line == 2
+    assert windows[0].items == plain.items
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("::Q:: One?\n{=yes ~no\n", "quiz.gift:2: '{' is not closed by '}' (write \\{ for a brace in the text)"),
+        ("One?} {=yes ~no}\n", "quiz.gift:1: '}' without an opening '{' (write \\} for a brace in the text)"),
+        ("::Q:: One?\n{~yes\n~no}\n", "quiz.gift:2: no right answer: mark the right one with '='"),
+        ("One?{~yes}\n", "quiz.gift:1: a multiple-choice question needs at least 2 answers"),
+        ("One?{=yes ~yes}\n", "quiz.gift:1: the question: the choice 'yes' appears twice"),
+        ("One?{=yes ~}\n", "quiz.gift:1: the question: a choice has no text"),
+        ("One?{=a ~b}\nTwo?{=c ~d}\n", "quiz.gift:2: a second answer block: a question has one {...}"),
+        ("::Q One?{=a ~b}\n", "quiz.gift:1: the question name is not closed"),
+        ("{=a ~b}\n", "quiz.gift:1: the question has no text before its answer block"),
+        ("One?{maybe =a ~b}\n", "quiz.gift:1: expected '=' or '~' before each answer"),
+        ("Essay?{}\n", "quiz.gift: no multiple-choice or true/false question to import (1 skipped)"),
+    ],
+)
+def test_a_malformed_question_is_refused_with_its_file_and_line(text, message):
+    assert refusal(text).startswith(message)
+
+
+def test_a_gift_file_is_recognised_by_its_content():
+    assert parse_document(SAMPLE.read_bytes(), "anything.txt")[0][0].kind == SourceDocument.Kind.QUIZ
+    assert parse_document(b"One?{=yes ~no}\n", "x.txt")[0][0].items[0].stem == "One?"
+
+
+def test_an_empty_category_stops_setting_topics():
+    document, _ = parse("$CATEGORY: Maths\n\nOne?{=1 ~2}\n\n$CATEGORY:\n\nTwo?{=1 ~2}\n")
+
+    assert [item.topics for item in document.items] == [["Maths"], []]
+
+
+@pytest.mark.django_db
+def test_it_imports_into_the_database_and_a_second_import_changes_nothing():
+    import_documents([SAMPLE])
+    question_set = QuestionSet.objects.get(source__file_name=SAMPLE.name)
+    before = content_snapshot()
+
+    import_documents([SAMPLE])
+
+    assert content_snapshot() == before
+    questions = list(question_set.questions.order_by("position"))
+    assert [question.key for question in questions] == ["q1", "q2", "q3", "q4", "q5"]
+    assert questions[0].correct_choice.text == "Network"
+    assert topics_of(questions[4]) == ["Security"]
+
+
+@pytest.mark.django_db
+def test_an_edited_file_updates_its_questions_in_place(tmp_path):
+    path = tmp_path / "quiz.gift"
+    path.write_text("One?{=yes ~no}\n\nTwo?{=a ~b}\n")
+    import_documents([path])
+    first = Question.objects.get(stem="One?")
+
+    path.write_text("One?{=yes ~no ~maybe}\n\nTwo, edited?{=a ~b}\n")
+    report = import_documents([path])
+
+    assert Question.objects.count() == 2
+    first.refresh_from_db()
+    assert [choice.text for choice in first.choices.all()] == ["yes", "no", "maybe"]
+    assert [(outcome.created, outcome.updated) for outcome in report.outcomes] == [(0, 2)]
+
+
+@pytest.mark.django_db
+def test_import_questions_reads_a_gift_file_and_prints_what_it_skipped():
+    out, err = run_import(SAMPLE)
+
+    assert f'{SAMPLE}: quiz "networking": 5 questions (5 new, 0 updated)' in out
+    assert f"warning: {SAMPLE}:21: skipped: essay questions are not supported" in err
+    assert Question.objects.filter(question_set__source__file_name=SAMPLE.name).count() == 5
+
+
+@pytest.mark.django_db
+def test_import_questions_reads_a_file_in_the_format_it_is_told(tmp_path):
+    path = tmp_path / "plain.txt"
+    # An answer block in mid-sentence alone does not make a file GIFT: on its own it reads as a deck.
+    path.write_text("Grant is {~buried =entombed} in his tomb.\n")
+
+    call_command("import_questions", str(path), format="gift", stdout=io.StringIO())
+
+    assert Question.objects.get().stem == "Grant is _____ in his tomb."
