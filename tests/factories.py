@@ -14,9 +14,10 @@ def make_user(username=None, **fields):
     return User.objects.create_user(username=username, password=PASSWORD, **fields)
 
 
-def make_question_set(title=None, questions=3, choices=4):
-    """A set whose question N has N-1 as its correct choice index (so it varies by question)."""
-    question_set = QuestionSet.objects.create(title=title or f"Set {next(_counter)}")
+def make_question_set(title=None, questions=3, choices=4, **ownership):
+    """A set whose question N has N-1 as its correct choice index (so it varies by question).
+    In the shared library unless `owner=` (and `visibility=`) say otherwise."""
+    question_set = QuestionSet.objects.create(title=title or f"Set {next(_counter)}", **ownership)
     for number in range(1, questions + 1):
         make_question(question_set, number, choices=choices)
     return question_set
@@ -38,8 +39,8 @@ def make_question(question_set, number, choices=4, correct_index=None):
     return question
 
 
-def make_deck(title=None, cards=3):
-    deck = Deck.objects.create(title=title or f"Deck {next(_counter)}")
+def make_deck(title=None, cards=3, **ownership):
+    deck = Deck.objects.create(title=title or f"Deck {next(_counter)}", **ownership)
     for number in range(1, cards + 1):
         Card.objects.create(
             deck=deck,

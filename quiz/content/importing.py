@@ -22,8 +22,9 @@ class Report:
     warnings: list = field(default_factory=list)
 
 
-def import_documents(paths, *, format=None, dry_run=False, now=None):
+def import_documents(paths, *, format=None, owner=None, dry_run=False, now=None):
     """Parse every file, then save them all in one transaction: one bad file changes nothing.
+    The content is `owner`'s (private to them until shared), or the shared library's when None.
 
     `format` (a name in reading.FORMATS) reads every file in that format instead of
     recognising each one by its content."""
@@ -36,7 +37,7 @@ def import_documents(paths, *, format=None, dry_run=False, now=None):
     _refuse_duplicate_identities(documents)
     now = now or timezone.now()
     with transaction.atomic():
-        report.outcomes = [save_document(document, now=now) for document in documents]
+        report.outcomes = [save_document(document, now=now, owner=owner) for document in documents]
         report.warnings.extend(warning for outcome in report.outcomes for warning in outcome.warnings)
         if dry_run:
             transaction.set_rollback(True)

@@ -42,14 +42,15 @@ class Outcome:
         return f'{doc.file}: {doc.kind} "{doc.title}": {len(doc.items)} {noun} ({counts})'
 
 
-def save_document(document, *, now):
-    """Create or update one set or deck (and its source document) to match `document`."""
-    source = _source_document(document, now)
+def save_document(document, *, now, owner=None):
+    """Create or update one set or deck (and its source document) to match `document`, among
+    `owner`'s content (the shared library when None). A new set or deck of an owner is private."""
+    source = _source_document(document, now, owner)
     if document.kind == SourceDocument.Kind.QUIZ:
-        container = _container(QuestionSet, document, source, now)
+        container = _container(QuestionSet, document, source, now, owner)
         outcome = _save_questions(document, container)
     else:
-        container = _container(Deck, document, source, now)
+        container = _container(Deck, document, source, now, owner)
         outcome = _save_cards(document, container)
     title_changed = _update_title(container, document.title)
     if source:
@@ -57,10 +58,11 @@ def save_document(document, *, now):
     return outcome
 
 
-def _source_document(document, now):
+def _source_document(document, now, owner):
     if document.file_name is None:
         return None
     source, _ = SourceDocument.objects.get_or_create(
+        owner=owner,
         file_name=document.file_name,
         defaults={"kind": document.kind, "title": document.title, "checksum": document.checksum, "imported_at": now},
     )
@@ -73,10 +75,15 @@ def _source_document(document, now):
     return source
 
 
-def _container(model, document, source, now):
-    """The set or deck of this source, or (no source) the unsourced one with this title."""
-    found = model.objects.filter(source=source) if source else model.objects.filter(source=None, title=document.title)
-    return found.order_by("pk").first() or model.objects.create(title=document.title, source=source, created_at=now)
+def _container(model, document, source, now, owner):
+    """The set or deck of this source, or (no source) the owner's unsourced one with this title."""
+    if source:
+        found = model.objects.filter(source=source)
+    else:
+        found = model.objects.filter(owner=owner, source=None, title=document.title)
+    return found.order_by("pk").first() or model.objects.create(
+        title=document.title, source=source, created_at=now, owner=owner
+    )
 
 
 def _update_title(container, title):

@@ -26,13 +26,14 @@ from .content import (
     SourceDocument,
     Topic,
     User,
+    Visibility,
     count_of,
 )
 from .memory import MemoryState, ReviewLog, StudyDay
 
 __all__ = [
     "MAX_SECONDS_PER_QUESTION", "Attempt", "AttemptSlot", "AttemptQuerySet", "shuffled",
-    "Card", "Choice", "Deck", "Question", "QuestionSet", "SourceDocument", "Topic", "User", "count_of",
+    "Card", "Choice", "Deck", "Question", "QuestionSet", "SourceDocument", "Topic", "User", "Visibility", "count_of",
     "MemoryState", "ReviewLog", "StudyDay",
     "Assignment", "AssignmentOverride", "Classroom", "Enrollment", "QuestionPool", "PoolQuestion", "Rules",
     "new_join_code",

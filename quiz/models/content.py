@@ -5,7 +5,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.contrib.auth.models import AbstractUser
 from django.db import models
-from django.db.models import Count, OuterRef, Q, Subquery, Value
+from django.db.models import Count, Exists, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
@@ -56,24 +56,97 @@ class Topic(models.Model):
         return self.name
 
 
+class Visibility(models.TextChoices):
+    """Who may see and study a set or deck someone owns. Content without an owner is the shared
+    library (what `import_questions` and the admin maintain): every signed-in user sees it."""
+
+    PRIVATE = "private", "Only me"
+    CLASSES = "classes", "Learners in my classes"
+    EVERYONE = "everyone", "Every signed-in user"
+
+
+class OwnedContentQuerySet(models.QuerySet):
+    def visible_to(self, user):
+        """What `user` may see and study: the library, their own content, what its owner shares
+        with everyone, and what the instructor of one of their classes shares with their classes.
+        Visitors see the library only."""
+        library = Q(owner__isnull=True)
+        if not user.is_authenticated:
+            return self.filter(library)
+        from .classes import Enrollment
+
+        taught_by_owner = Enrollment.objects.filter(learner=user, classroom__owner=OuterRef("owner"))
+        return self.filter(
+            library
+            | Q(owner=user)
+            | Q(visibility=Visibility.EVERYONE)
+            | (Q(visibility=Visibility.CLASSES) & Exists(taught_by_owner))
+        )
+
+    def owned_by(self, user):
+        return self.filter(owner=user) if user.is_authenticated else self.none()
+
+
+class OwnedContent(models.Model):
+    """An owner (none for the library) and who else may see it. Owned content is private until
+    its owner shares it; the library is visible to everyone (a database rule keeps it so)."""
+
+    # PROTECT: an account with content learners studied cannot take their history with it.
+    owner = models.ForeignKey(
+        User, null=True, blank=True, on_delete=models.PROTECT, related_name="owned_%(class)ss"
+    )
+    visibility = models.CharField(max_length=8, choices=Visibility.choices, default=Visibility.PRIVATE)
+
+    class Meta:
+        abstract = True
+
+    @classmethod
+    def ownership_constraints(cls, name):
+        return [
+            models.CheckConstraint(
+                condition=Q(owner__isnull=False) | Q(visibility=Visibility.EVERYONE), name=f"{name}_library_is_shared"
+            ),
+            models.CheckConstraint(condition=Q(visibility__in=Visibility.values), name=f"{name}_visibility_known"),
+        ]
+
+    @property
+    def is_library(self):
+        return self.owner_id is None
+
+    def save(self, *args, **kwargs):
+        if self.owner_id is None:
+            self.visibility = Visibility.EVERYONE  # the library is everyone's, whatever the default
+        super().save(*args, **kwargs)
+
+
 class SourceDocument(models.Model):
-    """A plain-text document that content was imported from, identified by its file name."""
+    """A plain-text document that content was imported from, identified by its file name among
+    its owner's documents (the library's, or one user's: two users may both import "notes.csv")."""
 
     class Kind(models.TextChoices):
         QUIZ = "quiz", "Multiple-choice quiz"
         DECK = "deck", "Flashcard deck"
 
-    file_name = models.CharField(max_length=255, unique=True)
+    owner = models.ForeignKey(User, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    file_name = models.CharField(max_length=255)
     kind = models.CharField(max_length=8, choices=Kind.choices)
     title = models.CharField(max_length=255)
     checksum = models.CharField(max_length=64, help_text="SHA-256 of the document's bytes")
     imported_at = models.DateTimeField(default=timezone.now)
 
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["file_name"], condition=Q(owner__isnull=True), name="source_library_file"),
+            models.UniqueConstraint(
+                fields=["owner", "file_name"], condition=Q(owner__isnull=False), name="source_owner_file"
+            ),
+        ]
+
     def __str__(self):
         return self.file_name
 
 
-class QuestionSetQuerySet(models.QuerySet):
+class QuestionSetQuerySet(OwnedContentQuerySet):
     def with_progress_for(self, user):
         """Annotate each set with its question count and, for a signed-in user, their
         best finished score and the id of an attempt they can resume. One query."""
@@ -91,7 +164,7 @@ class QuestionSetQuerySet(models.QuerySet):
         )
 
 
-class QuestionSet(models.Model):
+class QuestionSet(OwnedContent):
     title = models.CharField(max_length=255)
     source = models.OneToOneField(
         SourceDocument, null=True, blank=True, on_delete=models.SET_NULL, related_name="question_set"
@@ -102,6 +175,7 @@ class QuestionSet(models.Model):
 
     class Meta:
         ordering = ["title", "pk"]
+        constraints = OwnedContent.ownership_constraints("question_set")
 
     def __str__(self):
         return self.title
@@ -156,7 +230,7 @@ def count_of(queryset):
     return Coalesce(Subquery(counted[:1]), 0)
 
 
-class DeckQuerySet(models.QuerySet):
+class DeckQuerySet(OwnedContentQuerySet):
     def with_counts_for(self, user, now=None):
         """Annotate card_count and, for a signed-in learner, new, learning and due-now counts,
         each a correlated subquery on the indexed memory table (one query in all)."""
@@ -174,7 +248,7 @@ class DeckQuerySet(models.QuerySet):
         )
 
 
-class Deck(models.Model):
+class Deck(OwnedContent):
     title = models.CharField(max_length=255)
     source = models.OneToOneField(
         SourceDocument, null=True, blank=True, on_delete=models.SET_NULL, related_name="deck"
@@ -185,6 +259,7 @@ class Deck(models.Model):
 
     class Meta:
         ordering = ["title", "pk"]
+        constraints = OwnedContent.ownership_constraints("deck")
 
     def __str__(self):
         return self.title

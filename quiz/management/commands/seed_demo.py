@@ -32,6 +32,7 @@ from quiz.models import (
     QuestionSet,
     ReviewLog,
     User,
+    Visibility,
 )
 
 PASSWORD = "demo-pass-phrase"
@@ -73,7 +74,7 @@ class Command(BaseCommand):
 
 
 def _question_bank(sets, per_set):
-    question_sets = QuestionSet.objects.bulk_create(QuestionSet(title=f"Demo set {n + 1}") for n in range(sets))
+    question_sets = QuestionSet.objects.bulk_create(QuestionSet(title=f"Demo set {n + 1}", visibility=Visibility.EVERYONE) for n in range(sets))
     questions = Question.objects.bulk_create(
         Question(question_set=question_set, key=f"q{n + 1}", position=n + 1, stem=f"Demo question {n + 1} of "
                  f"{question_set.title}?", explanation="Because the demo says so.")
