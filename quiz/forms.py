@@ -135,9 +135,13 @@ class QuestionPoolForm(forms.ModelForm):
 class BankFilterForm(forms.Form):
     """Filters for the question bank in the question-pool builder (all optional)."""
 
-    question_set = forms.ModelChoiceField(queryset=QuestionSet.objects.all(), required=False, label="Source set")
+    question_set = forms.ModelChoiceField(queryset=QuestionSet.objects.none(), required=False, label="Source set")
     topic = forms.ModelChoiceField(queryset=Topic.objects.all(), required=False)
     q = forms.CharField(required=False, max_length=200, label="Search")
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["question_set"].queryset = QuestionSet.objects.visible_to(user)
 
     def filter(self, questions):
         if not self.is_valid():
@@ -263,10 +267,15 @@ class AttemptFilterForm(forms.Form):
     """The filters of "My attempts", from the query string; dates are the learner's days."""
 
     question_set = forms.ModelChoiceField(
-        QuestionSet.objects.all(), required=False, empty_label="All sets", label="Set"
+        QuestionSet.objects.none(), required=False, empty_label="All sets", label="Set"
     )
     start = _day_field("From")
     end = _day_field("To")
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        # The sets the learner may see now: a private set's title is not listed to anyone else.
+        self.fields["question_set"].queryset = QuestionSet.objects.visible_to(user)
 
     def clean(self):
         cleaned = super().clean()

@@ -103,8 +103,14 @@ class QuestionPool(models.Model):
         return reverse("pool", args=[self.pk])
 
     def add_questions(self, question_ids):
-        """Append the questions with these ids (those not in the pool yet) in id order."""
-        questions = Question.objects.filter(pk__in=question_ids).exclude(pool_entries__pool=self).order_by("pk")
+        """Append the questions with these ids (those not in the pool yet, among those the
+        pool's owner may see) in id order."""
+        questions = (
+            Question.objects.visible_to(self.owner)
+            .filter(pk__in=question_ids)
+            .exclude(pool_entries__pool=self)
+            .order_by("pk")
+        )
         with transaction.atomic():
             last = self.entries.aggregate(last=Max("position"))["last"] or 0
             PoolQuestion.objects.bulk_create(

@@ -181,6 +181,11 @@ class QuestionSet(OwnedContent):
         return self.title
 
 
+class QuestionQuerySet(models.QuerySet):
+    def visible_to(self, user):
+        return self.filter(question_set__in=QuestionSet.objects.visible_to(user))
+
+
 class Question(models.Model):
     question_set = models.ForeignKey(QuestionSet, on_delete=models.CASCADE, related_name="questions")
     # Stable across edits of the text ("Question 3" stays q3), so re-importing updates in place
@@ -191,6 +196,8 @@ class Question(models.Model):
     explanation = models.TextField(blank=True)
     topics = models.ManyToManyField(Topic, blank=True, related_name="questions")
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = QuestionQuerySet.as_manager()
 
     class Meta:
         ordering = ["question_set_id", "position"]

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from django.db.models import DateTimeField, DurationField, Exists, ExpressionWrapper, F, Min, OuterRef, Q, Subquery, Value
 from django.utils import timezone
 
-from quiz.models import Card, MemoryState, ReviewLog
+from quiz.models import Card, Deck, MemoryState, ReviewLog
 
 Kind = MemoryState.Kind
 Phase = MemoryState.Phase
@@ -35,8 +35,12 @@ class Scope:
         logs = ReviewLog.objects.filter(user=user, memory__user=user, memory__kind__in=self.kinds)
         return logs.filter(memory__card__deck=self.deck) if self.deck is not None else logs
 
-    def cards(self):
-        return Card.objects.filter(deck=self.deck) if self.deck is not None else Card.objects.all()
+    def cards(self, user):
+        """The cards new ones are drawn from: the session's deck (the view checked the learner
+        may see it), or every deck the learner may see."""
+        if self.deck is not None:
+            return Card.objects.filter(deck=self.deck)
+        return Card.objects.filter(deck__in=Deck.objects.visible_to(user))
 
 
 @dataclass
@@ -92,15 +96,15 @@ def _next_new(user, scope, now, rng):
         if new_items_introduced_today(user, now) >= user.new_cards_per_day:
             return None
         card = (
-            scope.cards().filter(~Exists(studied.filter(kind=Kind.CARD))).select_related("deck").order_by("deck", "position")
+            scope.cards(user).filter(~Exists(studied.filter(kind=Kind.CARD))).select_related("deck").order_by("deck", "position")
         ).first()
         return QueueEntry(Kind.CARD, card, None) if card else None
     if Kind.MYTH in scope.kinds:
-        return _next_new_statement(scope, studied, rng)
+        return _next_new_statement(user, scope, studied, rng)
     return None
 
 
-def _next_new_statement(scope, studied, rng):
+def _next_new_statement(user, scope, studied, rng):
     """A statement from a card that still has one not drilled: the myth or the fact, by a
     fresh coin toss each time, whatever was shown of that card before.
 
@@ -112,7 +116,7 @@ def _next_new_statement(scope, studied, rng):
     rng = rng or random
     drilled = studied.filter(kind__in=(Kind.MYTH, Kind.FACT))
     candidates = list(
-        scope.cards()
+        scope.cards(user)
         .exclude(misconception="")
         .annotate(
             myth_memory=Subquery(studied.filter(kind=Kind.MYTH).values("pk")[:1]),
@@ -133,7 +137,7 @@ def _next_new_statement(scope, studied, rng):
     kind = rng.choice([Kind.MYTH, Kind.FACT])
     memory_pk = myth_memory if kind == Kind.MYTH else fact_memory
     memory = MemoryState.objects.get(pk=memory_pk) if memory_pk else None
-    return QueueEntry(kind, scope.cards().select_related("deck").get(pk=pk), memory)
+    return QueueEntry(kind, scope.cards(user).select_related("deck").get(pk=pk), memory)
 
 
 def queue_status(*, user, scope, now=None):

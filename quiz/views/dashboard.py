@@ -18,8 +18,8 @@ from quiz.study.catch_up import catch_up_learner
 
 @require_safe
 def home(request):
-    sets = QuestionSet.objects.with_progress_for(request.user)
-    decks = Deck.objects.with_counts_for(request.user)
+    sets = QuestionSet.objects.visible_to(request.user).with_progress_for(request.user)
+    decks = Deck.objects.visible_to(request.user).with_counts_for(request.user)
     if not request.user.is_authenticated:
         return render(request, "quiz/home.html", {"question_sets": sets, "decks": decks})
     now = timezone.now()
@@ -47,9 +47,10 @@ def exam_settings(request):
 def topic_quiz(request, topic_id):
     """A quiz over every question of one topic: the focused session behind a weak topic."""
     topic = get_object_or_404(Topic, pk=topic_id)
-    questions = Question.objects.filter(topics=topic).order_by("question_set", "position")
+    sets = QuestionSet.objects.visible_to(request.user)
+    questions = Question.objects.filter(topics=topic, question_set__in=sets).order_by("question_set", "position")
     if not questions.exists():
-        deck = Deck.objects.filter(cards__topics=topic).order_by("pk").first()
+        deck = Deck.objects.visible_to(request.user).filter(cards__topics=topic).order_by("pk").first()
         if deck:
             return redirect("study_deck", deck_id=deck.pk)
         messages.info(request, f"“{topic.name}” has no questions or cards yet.")

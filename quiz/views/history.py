@@ -21,7 +21,7 @@ def attempt_list(request):
     catch_up_learner(request.user)  # an attempt whose time ran out shows as finished, with its score
     attempts = Attempt.objects.for_user(request.user).select_related("question_set")
     filters = {key: value for key, value in request.GET.items() if key != "page"}
-    form = AttemptFilterForm(filters or None)
+    form = AttemptFilterForm(filters or None, user=request.user)
     status = 200
     if filters:
         if form.is_valid():

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
+from django.db.models import Exists, OuterRef, Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -31,7 +32,7 @@ Source = ReviewLog.Source
 @require_safe
 @login_required
 def deck(request, deck_id):
-    deck = get_object_or_404(Deck.objects.with_counts_for(request.user), pk=deck_id)
+    deck = get_object_or_404(Deck.objects.visible_to(request.user).with_counts_for(request.user), pk=deck_id)
     cards = Paginator(deck.cards.order_by("position"), settings.QUIZ_PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "quiz/deck.html", {"deck": deck, "page": cards})
 
@@ -39,7 +40,7 @@ def deck(request, deck_id):
 @require_http_methods(["GET", "POST"])
 @login_required
 def study_deck(request, deck_id):
-    deck = get_object_or_404(Deck, pk=deck_id)
+    deck = get_object_or_404(Deck.objects.visible_to(request.user), pk=deck_id)
     return _study(request, deck_session(request, deck))
 
 
@@ -149,7 +150,7 @@ def _card_context(entry, now):
 @require_http_methods(["GET", "POST"])
 @login_required
 def drill(request, deck_id):
-    deck = get_object_or_404(Deck, pk=deck_id)
+    deck = get_object_or_404(Deck.objects.visible_to(request.user), pk=deck_id)
     session = drill_session(request, deck)
     now = timezone.now()
     error, status = None, 200
@@ -254,7 +255,10 @@ def _choice_order(memory):
 @require_safe
 @login_required
 def card_info(request, card_id):
-    card = get_object_or_404(Card.objects.select_related("deck"), pk=card_id)
+    # A card of a deck the learner may see, or one they studied (its history is theirs).
+    studied = MemoryState.objects.filter(user=request.user, card=OuterRef("pk"))
+    cards = Card.objects.filter(Q(deck__in=Deck.objects.visible_to(request.user)) | Exists(studied))
+    card = get_object_or_404(cards.select_related("deck"), pk=card_id)
     now = timezone.now()
     memories = MemoryState.objects.filter(user=request.user, card=card).order_by("kind")
     states = [
@@ -287,6 +291,6 @@ def _session_named(request, name):
         return review_session(request)
     kind, _, deck_id = name.partition("-")
     if kind in ("deck", "drill") and id_from_form(deck_id) is not None:
-        deck = get_object_or_404(Deck, pk=id_from_form(deck_id))
+        deck = get_object_or_404(Deck.objects.visible_to(request.user), pk=id_from_form(deck_id))
         return (deck_session if kind == "deck" else drill_session)(request, deck)
     raise Http404("No such study session.")
