@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.urls import path
 
-from quiz.views import accounts, classes, dashboard, health, history, quizzes, study, teach
+from quiz.views import accounts, classes, dashboard, health, history, library, quizzes, study, teach
 
 urlpatterns = [
     path("", dashboard.home, name="home"),
@@ -30,6 +30,12 @@ urlpatterns = [
     path("study/undo/", study.undo, name="undo"),
     path("mistakes/retake/", study.retake_mistakes, name="retake_mistakes"),
     # History
+    path("library/", library.library, name="library"),
+    path("library/import/", library.import_content, name="import_content"),
+    path("library/import/<int:pending_id>/", library.import_preview, name="import_preview"),
+    path("library/sets/<int:pk>/sharing/", library.share, {"kind": "sets"}, name="share_set"),
+    path("library/decks/<int:pk>/sharing/", library.share, {"kind": "decks"}, name="share_deck"),
+
     path("attempts/", history.attempt_list, name="attempt_list"),
     path("history/cards/", history.card_history, name="card_history"),
     path("history/download/", history.download_history, name="download_history"),

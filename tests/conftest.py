@@ -2,10 +2,10 @@ import os
 
 import pytest
 
-# Races need a database that runs transactions side by side: tests/test_races.py is collected
-# on PostgreSQL (the second pass of .ci/run), not on SQLite, which serialises every writer.
+# Races need a database that runs transactions side by side: the test_races*.py modules are
+# collected on PostgreSQL (the second pass of .ci/run), not on SQLite, which serialises every writer.
 if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
-    collect_ignore = ["test_races.py"]
+    collect_ignore_glob = ["test_races*.py"]
 
 from tests.class_factories import make_instructor
 from tests.factories import make_question_set, make_user

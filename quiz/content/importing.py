@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from .documents import ContentError
-from .reading import read_document
+from .reading import parse_document, read_document
 from .sync import save_document
 
 
@@ -28,13 +28,30 @@ def import_documents(paths, *, format=None, owner=None, dry_run=False, now=None)
 
     `format` (a name in reading.FORMATS) reads every file in that format instead of
     recognising each one by its content."""
-    report = Report()
-    documents = []
+    documents, warnings = [], []
     for path in paths:
-        parsed, warnings = read_document(path, format)
+        parsed, file_warnings = read_document(path, format)
         documents.extend(parsed)
-        report.warnings.extend(warnings)
+        warnings.extend(file_warnings)
+    report = import_parsed(documents, owner=owner, dry_run=dry_run, now=now)
+    report.warnings[:0] = warnings
+    return report
+
+
+def parse_files(files, *, format=None):
+    """([ParsedDocument], [warning]) for [(name, bytes)], as uploaded in the browser."""
+    documents, warnings = [], []
+    for name, data in files:
+        parsed, file_warnings = parse_document(data, name, format)
+        documents.extend(parsed)
+        warnings.extend(file_warnings)
+    return documents, warnings
+
+
+def import_parsed(documents, *, owner=None, dry_run=False, now=None):
+    """Save parsed documents in one transaction (rolled back with `dry_run`): a Report."""
     _refuse_duplicate_identities(documents)
+    report = Report()
     now = now or timezone.now()
     with transaction.atomic():
         report.outcomes = [save_document(document, now=now, owner=owner) for document in documents]

@@ -142,3 +142,9 @@ def decode(data, file):
         line = text.count("\n", 0, text.index("\x00")) + 1
         raise ContentError(file, line, "contains a NUL character (is it UTF-16 or binary?); save it as UTF-8 text")
     return text
+
+
+def decode_for_display(data):
+    """A file's text as decode() reads it, but never refused: for showing lines beside an error."""
+    text = data.removeprefix(codecs.BOM_UTF8).decode("utf-8", "replace")
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "\ufffd")

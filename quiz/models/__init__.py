@@ -29,12 +29,13 @@ from .content import (
     Visibility,
     count_of,
 )
+from .imports import PendingFile, PendingImport
 from .memory import MemoryState, ReviewLog, StudyDay
 
 __all__ = [
     "MAX_SECONDS_PER_QUESTION", "Attempt", "AttemptSlot", "AttemptQuerySet", "shuffled",
     "Card", "Choice", "Deck", "Question", "QuestionSet", "SourceDocument", "Topic", "User", "Visibility", "count_of",
-    "MemoryState", "ReviewLog", "StudyDay",
+    "MemoryState", "ReviewLog", "StudyDay", "PendingImport", "PendingFile",
     "Assignment", "AssignmentOverride", "Classroom", "Enrollment", "QuestionPool", "PoolQuestion", "Rules",
     "new_join_code",
 ]

@@ -1,6 +1,7 @@
 """The app's pages, one module per area: `quizzes` (taking an attempt and its results),
 `study` (flashcards, review, drill), `dashboard` (the home page), `history`, `accounts`,
-`classes` (a learner's classes and assignments) and `teach` (the instructor's pages).
+`classes` (a learner's classes and assignments), `library` (one's own content and importing
+it) and `teach` (the instructor's pages).
 `access` holds the scoped fetches and role checks they share; `health` is the health check.
 
 Each view reads like the request's story: decorators for method and login, a scoped fetch

@@ -1,0 +1,39 @@
+"""Imports in the browser: what a user uploaded or pasted, kept between its preview and its apply."""
+
+from django.db import models
+from django.utils import timezone
+
+from .content import User
+
+
+class PendingImport(models.Model):
+    """Documents a user is importing, kept from the preview to the apply so that applying writes
+    exactly what was previewed, and only once: applying claims the row (`applied_at`) in the
+    same transaction that saves the content, so a second click, a reload or a concurrent apply
+    finds it claimed and writes nothing."""
+
+    owner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+", db_index=False)
+    format = models.CharField(max_length=8, blank=True)  # empty: recognised from each file's content
+    created_at = models.DateTimeField(default=timezone.now)
+    applied_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["owner", "created_at"], name="pending_import_owner")]
+
+    def __str__(self):
+        return f"import by {self.owner} at {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class PendingFile(models.Model):
+    """One uploaded file or pasted text of a pending import, as its bytes; `name` identifies the
+    set or deck it becomes among its owner's content (importing it again updates that one)."""
+
+    pending = models.ForeignKey(PendingImport, on_delete=models.CASCADE, related_name="files")
+    name = models.CharField(max_length=255)
+    data = models.BinaryField()
+
+    class Meta:
+        ordering = ["pending_id", "pk"]
+
+    def __str__(self):
+        return self.name

@@ -1,0 +1,116 @@
+"""Importing in the browser: upload or paste, a preview that writes nothing, an apply that writes
+once; problems shown beside their line; sharing what one owns."""
+
+from pathlib import Path
+
+import pytest
+from django.urls import reverse
+
+from quiz.models import Card, Deck, PendingImport, Question, QuestionSet, Visibility
+from tests.class_factories import make_instructor
+from tests.factories import make_user
+
+SAMPLES = Path(__file__).parent / "samples"
+GIFT = (SAMPLES / "networking.gift").read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def ann(db, client):
+    user = make_user("ann")
+    client.force_login(user)
+    return user
+
+
+def paste(client, text, name="My notes", format=""):
+    return client.post(reverse("import_content"), {"text": text, "name": name, "format": format})
+
+
+def test_a_paste_is_previewed_without_writing_and_applied_once(client, ann):
+    response = paste(client, GIFT, name="networking")
+    pending = PendingImport.objects.get(owner=ann)
+    assert response.status_code == 302 and response.url == reverse("import_preview", args=[pending.pk])
+    assert not QuestionSet.objects.exists()
+
+    preview = client.get(response.url).content.decode()
+    assert "5 to add, 0 to change, 0 to remove" in preview
+    assert "line 4</span> Which layer routes packets?" in preview
+    assert "skipped: essay" in preview  # the kinds the app does not support are listed with their line
+    assert not QuestionSet.objects.exists()
+
+    first = client.post(response.url)
+    second = client.post(response.url)  # a second click, or the form sent again after a reload
+
+    assert first.status_code == second.status_code == 302
+    question_set = QuestionSet.objects.get()
+    assert (question_set.owner, question_set.visibility) == (ann, Visibility.PRIVATE)
+    assert question_set.questions.count() == 5
+    assert "nothing was imported twice" in client.get(reverse("library")).content.decode()
+
+
+def test_importing_again_shows_the_changed_words(client, ann):
+    paste(client, GIFT, name="networking")
+    client.post(reverse("import_preview", args=[PendingImport.objects.get().pk]))
+    edited = GIFT.replace("Which layer routes packets?", "Which OSI layer routes packets?")
+
+    response = paste(client, edited, name="networking")
+    preview = client.get(response.url).content.decode()
+
+    assert "0 to add, 1 to change, 0 to remove, 4 unchanged" in preview
+    assert "Which<ins> OSI</ins> layer routes packets?" in preview
+    assert Question.objects.filter(stem__startswith="Which layer").exists()  # not applied yet
+
+
+def test_a_problem_is_shown_beside_its_line_and_nothing_is_staged(client, ann):
+    broken = "::Q1:: Which layer routes packets? {\n  ~Network\n  ~Transport\n}\n"
+    response = paste(client, broken, name="broken", format="gift")
+
+    html = response.content.decode()
+    assert response.status_code == 422
+    assert "broken:1:" in html  # FILE:LINE: what is wrong
+    assert 'class="problem" aria-current="true"' in html
+    assert not PendingImport.objects.exists()
+
+
+def test_markup_is_shown_as_text(client, ann):
+    response = paste(client, "::x:: <script>alert(1)</script> pick?{=a ~b}\n", name="markup", format="gift")
+    preview = client.get(response.url).content.decode()
+
+    assert "<script>alert(1)</script>" not in preview
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in preview
+
+
+def test_an_uploaded_csv_deck_becomes_the_learners_private_deck(client, ann):
+    with open(SAMPLES / "cards.tsv", "rb") as upload:
+        response = client.post(reverse("import_content"), {"files": [upload]})
+    assert response.status_code == 302, response.content.decode()
+    client.post(response.url)
+
+    deck = Deck.objects.get()
+    assert (deck.owner, deck.visibility) == (ann, Visibility.PRIVATE)
+    assert Card.objects.filter(deck=deck).count() > 0
+    assert deck.title in client.get(reverse("library")).content.decode()
+
+
+def test_an_empty_form_and_a_stranger_get_clear_answers(client, ann):
+    assert "Choose a file or paste some text." in client.post(reverse("import_content"), {}).content.decode()
+    pending = PendingImport.objects.get(pk=PendingImport.objects.create(owner=make_user("bob")).pk)
+
+    assert client.get(reverse("import_preview", args=[pending.pk])).status_code == 404
+    assert client.post(reverse("import_preview", args=[pending.pk])).status_code == 404
+
+
+def test_an_owner_shares_and_no_one_else_can(client, ann):
+    paste(client, GIFT, name="networking")
+    client.post(reverse("import_preview", args=[PendingImport.objects.get().pk]))
+    question_set = QuestionSet.objects.get()
+
+    client.post(reverse("share_set", args=[question_set.pk]), {"visibility": "everyone"})
+    refused = client.post(reverse("share_set", args=[question_set.pk]), {"visibility": "classes"})  # not an instructor
+    question_set.refresh_from_db()
+    assert question_set.visibility == Visibility.EVERYONE
+    assert refused.status_code == 302
+
+    client.force_login(make_instructor("teacher"))
+    assert client.post(reverse("share_set", args=[question_set.pk]), {"visibility": "private"}).status_code == 404
+    question_set.refresh_from_db()
+    assert question_set.visibility == Visibility.EVERYONE
