@@ -1,0 +1,91 @@
+"""Bringing one's own content, in Chromium: an instructor pastes a Moodle GIFT file, reviews the
+preview, applies it, builds a question pool from it and assigns it; a learner outside the class
+cannot see the set; a learner uploads a CSV deck and studies it."""
+
+import re
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from django.utils import timezone
+from playwright.sync_api import expect
+
+from quiz.models import Assignment, Deck, QuestionSet, ReviewLog, Visibility
+from tests.class_factories import make_classroom, make_instructor
+from tests.factories import make_user
+from tests.test_browser_instructor import local, logged_in_page
+
+pytestmark = pytest.mark.browser
+SAMPLES = Path(__file__).parent / "samples"
+
+
+def test_an_instructor_imports_gift_and_assigns_it_and_a_learner_imports_a_deck(browser, live_server, transactional_db):
+    teacher_user = make_instructor("prof")
+    classroom = make_classroom(teacher_user, name="Networking 101", learners=[make_user("member")])
+    make_user("outsider")
+    teacher = logged_in_page(browser, live_server, "prof")
+
+    # Paste, preview (nothing written yet), apply.
+    teacher.get_by_role("link", name="My content").click()
+    teacher.get_by_role("link", name="Import", exact=True).click()
+    teacher.get_by_label("Or paste text").fill((SAMPLES / "networking.gift").read_text(encoding="utf-8"))
+    teacher.get_by_label("Name of the pasted text").fill("Networking basics")
+    teacher.get_by_role("button", name="Preview").click()
+    expect(teacher.get_by_test_id("preview-counts")).to_have_text("5 to add, 0 to change, 0 to remove, 0 unchanged")
+    expect(teacher.get_by_test_id("preview-warnings")).to_contain_text("skipped: essay questions are not supported")
+    assert not QuestionSet.objects.exists()
+    teacher.get_by_role("button", name="Apply").click()
+    expect(teacher.get_by_test_id("my-set")).to_contain_text("5 questions · Only me")
+    question_set = QuestionSet.objects.get()
+    assert question_set.owner == teacher_user and question_set.visibility == Visibility.PRIVATE
+
+    # A pool from the imported set, assigned to the class.
+    teacher.get_by_role("link", name="Teach").click()
+    teacher.get_by_role("link", name="New question pool").click()
+    teacher.get_by_label("Title").fill("Routing check")
+    teacher.get_by_role("button", name="Create and pick questions").click()
+    teacher.get_by_label("Source set").select_option(label="Networking basics")
+    teacher.get_by_role("button", name="Filter").click()
+    boxes = teacher.locator('.bank input[name="question"]')
+    expect(boxes).to_have_count(5)
+    for index in range(5):
+        boxes.nth(index).check()
+    teacher.get_by_role("button", name="Add selected").click()
+    expect(teacher.locator(".entries li")).to_have_count(5)
+    teacher.get_by_role("link", name="Teach").click()
+    teacher.get_by_role("link", name="Networking 101").click()
+    teacher.get_by_role("link", name="Assign a question pool").click()
+    teacher.get_by_label("Question pool").select_option(label="Routing check")
+    now = timezone.now()
+    teacher.get_by_label("Opens").fill(local(now - timedelta(hours=1)))
+    teacher.get_by_label("Due").fill(local(now + timedelta(days=7)))
+    teacher.get_by_role("button", name="Assign").click()
+    expect(teacher.get_by_text("Assigned “Routing check”")).to_be_visible()
+    assert Assignment.objects.get().classroom == classroom
+
+    # Someone outside the class sees neither the set nor a way to start it.
+    outsider = logged_in_page(browser, live_server, "outsider")
+    expect(outsider.get_by_role("heading", name="Question sets", level=2)).to_be_visible()
+    expect(outsider.get_by_text("Networking basics")).to_have_count(0)
+    response = outsider.request.post(f"/sets/{question_set.pk}/start/")
+    assert response.status == 404 or "Networking basics" not in response.text()
+
+    # The outsider brings a deck of their own as CSV and studies it.
+    outsider.get_by_role("link", name="My content").click()
+    outsider.get_by_role("link", name="Import", exact=True).click()
+    outsider.get_by_label("Files").set_input_files(str(SAMPLES / "cards.tsv"))
+    outsider.get_by_role("button", name="Preview").click()
+    expect(outsider.get_by_test_id("preview-counts")).to_contain_text("to add, 0 to change, 0 to remove")
+    outsider.get_by_role("button", name="Apply").click()
+    deck = Deck.objects.get()
+    assert deck.owner.username == "outsider"
+    outsider.get_by_test_id("my-deck").get_by_role("link").click()
+    outsider.get_by_role("link", name="Study", exact=True).click()
+    outsider.wait_for_load_state("load")
+    outsider.keyboard.press("Space")
+    expect(outsider.get_by_role("button", name=re.compile(r"^Good"))).to_be_visible()
+    outsider.get_by_role("button", name=re.compile(r"^Good")).click()
+    expect(outsider.locator(".face-front .card-text")).to_be_visible()
+    assert ReviewLog.objects.filter(user__username="outsider", memory__card__deck=deck).count() == 1
+    outsider.context.close()
+    teacher.context.close()
