@@ -210,6 +210,10 @@ class AssignmentForm(forms.ModelForm):
         fields = ("pool", "title", "opens_at", "due_at", "time_limit", "max_attempts", "grading", "shuffle",
                   "feedback_timing")
         labels = {"pool": "Question pool", "max_attempts": "Attempts allowed", "feedback_timing": "Show feedback and answers"}
+        help_texts = {
+            "feedback_timing": "“After the due date” keeps your own questions out of learners' practice until "
+            "then; questions from the shared library or shared by others stay open to practise.",
+        }
 
     def __init__(self, *args, owner, **kwargs):
         super().__init__(*args, **kwargs)

@@ -102,6 +102,11 @@ class QuestionPool(models.Model):
     def get_absolute_url(self):
         return reverse("pool", args=[self.pk])
 
+    def count_not_owned(self):
+        """How many of the pool's questions its owner does not own (library or shared by
+        others): learners can practise those with their answers whatever an assignment holds back."""
+        return self.entries.exclude(question__question_set__owner=self.owner).count()
+
     def add_questions(self, question_ids):
         """Append the questions with these ids (those not in the pool yet, among those the
         pool's owner may see) in id order."""

@@ -149,7 +149,8 @@ class SourceDocument(models.Model):
 class QuestionSetQuerySet(OwnedContentQuerySet):
     def with_progress_for(self, user):
         """Annotate each set with its question count and, for a signed-in user, their
-        best finished score and the id of an attempt they can resume. One query."""
+        best finished score, the id of an attempt they can resume, and whether an assignment
+        holds some of its questions back from practice (`practice_held`). One query."""
         from .attempts import Attempt
 
         sets = self.annotate(question_count=Count("questions", distinct=True))
@@ -157,10 +158,12 @@ class QuestionSetQuerySet(OwnedContentQuerySet):
             return sets
         mine = Attempt.objects.filter(user=user, question_set=OuterRef("pk"))
         best = mine.filter(finished_at__isnull=False).order_by("-correct_count", "-finished_at")
+        held = Question.objects.held_back_from(user, timezone.now()).filter(question_set=OuterRef("pk"))
         return sets.annotate(
             best_correct=Subquery(best.values("correct_count")[:1]),
             best_total=Subquery(best.values("question_count")[:1]),
             open_attempt_id=Subquery(mine.filter(finished_at__isnull=True).values("pk")[:1]),
+            practice_held=Exists(held),
         )
 
 
@@ -184,6 +187,24 @@ class QuestionSet(OwnedContent):
 class QuestionQuerySet(models.QuerySet):
     def visible_to(self, user):
         return self.filter(question_set__in=QuestionSet.objects.visible_to(user))
+
+    def held_back_from(self, user, now):
+        """The questions `user` may not practise now: their instructor's own questions in an
+        assignment of theirs that shows answers only after its due date (theirs, with an
+        extension), until that date. Practising them with feedback would give the answers away."""
+        from .classes import Assignment, AssignmentOverride
+
+        extended = AssignmentOverride.objects.filter(assignment=OuterRef("pk"), learner=user, due_at__gt=now)
+        holding = (
+            Assignment.objects.for_learner(user)
+            .filter(feedback_timing=Assignment.FeedbackTiming.AFTER_DUE)
+            .filter(Q(due_at__gt=now) | Exists(extended))
+            .filter(pool__entries__question=OuterRef("pk"), classroom__owner=OuterRef("question_set__owner"))
+        )
+        return self.filter(Exists(holding))
+
+    def practisable_by(self, user, now):
+        return self.exclude(pk__in=self.model.objects.held_back_from(user, now).values("pk"))
 
 
 class Question(models.Model):

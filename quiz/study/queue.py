@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from django.db.models import DateTimeField, DurationField, Exists, ExpressionWrapper, F, Min, OuterRef, Q, Subquery, Value
 from django.utils import timezone
 
-from quiz.models import Card, Deck, MemoryState, ReviewLog
+from quiz.models import Card, Deck, MemoryState, Question, ReviewLog
 
 Kind = MemoryState.Kind
 Phase = MemoryState.Phase
@@ -25,9 +25,15 @@ class Scope:
     deck: object = None
     include_new: bool = True
 
-    def memories(self, user):
+    def memories(self, user, now=None):
         memories = MemoryState.objects.filter(user=user, kind__in=self.kinds)
-        return memories.filter(card__deck=self.deck) if self.deck is not None else memories
+        if self.deck is not None:
+            return memories.filter(card__deck=self.deck)
+        if MemoryState.Kind.QUESTION in self.kinds:
+            # A question held back by an assignment is not reviewed with its answer before the due date.
+            held = Question.objects.held_back_from(user, now or timezone.now()).values("pk")
+            memories = memories.exclude(question__in=held)
+        return memories
 
     def review_logs(self, user):
         """The log rows of this scope's items. Filtered on the joined memory row, not with
@@ -76,7 +82,7 @@ def next_entry(*, user, scope, now=None, rng=None):
     """The next item to study: due reviews (least likely recalled first), then new items up
     to the daily limit, then learning steps that have come due. None when nothing is left."""
     now = now or timezone.now()
-    memories = scope.memories(user).select_related("card__deck", "question__question_set")
+    memories = scope.memories(user, now).select_related("card__deck", "question__question_set")
     due_review = _most_forgotten_first(memories.filter(phase=Phase.REVIEW, due__lte=now), now).first()
     if due_review:
         return QueueEntry(due_review.kind, due_review.item, due_review)
@@ -142,7 +148,7 @@ def _next_new_statement(user, scope, studied, rng):
 
 def queue_status(*, user, scope, now=None):
     now = now or timezone.now()
-    next_due = scope.memories(user).aggregate(next_due=Min("due"))["next_due"]
+    next_due = scope.memories(user, now).aggregate(next_due=Min("due"))["next_due"]
     limit_reached = Kind.CARD in scope.kinds and new_items_introduced_today(user, now) >= user.new_cards_per_day
     return QueueStatus(next_due=next_due, new_limit_reached=limit_reached)
 

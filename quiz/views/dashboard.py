@@ -48,7 +48,11 @@ def topic_quiz(request, topic_id):
     """A quiz over every question of one topic: the focused session behind a weak topic."""
     topic = get_object_or_404(Topic, pk=topic_id)
     sets = QuestionSet.objects.visible_to(request.user)
-    questions = Question.objects.filter(topics=topic, question_set__in=sets).order_by("question_set", "position")
+    questions = (
+        Question.objects.practisable_by(request.user, timezone.now())
+        .filter(topics=topic, question_set__in=sets)
+        .order_by("question_set", "position")
+    )
     if not questions.exists():
         deck = Deck.objects.visible_to(request.user).filter(cards__topics=topic).order_by("pk").first()
         if deck:

@@ -273,9 +273,11 @@ def card_info(request, card_id):
 @login_required
 def retake_mistakes(request):
     catch_up_learner(request.user)
-    questions = Question.objects.filter(
-        pk__in=MemoryState.objects.for_user(request.user).last_answered_wrong().values("question")
-    ).order_by("question_set", "position")
+    questions = (
+        Question.objects.practisable_by(request.user, timezone.now())
+        .filter(pk__in=MemoryState.objects.for_user(request.user).last_answered_wrong().values("question"))
+        .order_by("question_set", "position")
+    )
     if not questions.exists():
         messages.info(request, "No mistakes to retake: every question you answered, you last got right.")
         return redirect("home")
