@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from quiz.content.pending import stage_import
 from quiz.models import AssignmentOverride, Attempt, MemoryState, ReviewLog, Topic
 from quiz.study import scheduling
 from tests.class_factories import (
@@ -42,6 +43,11 @@ URLS = {
     "login": ("public", "get", lambda w: [], None),
     "start_attempt": ("signed_in", "post", lambda w: [w["question_set"].pk], lambda w: {}),
     "attempt_list": ("signed_in", "get", lambda w: [], None),
+    "library": ("signed_in", "get", lambda w: [], None),
+    "import_content": ("signed_in", "get", lambda w: [], None),
+    "import_preview": ("own", "get", lambda w: [w["pending_import"].pk], None),
+    "share_set": ("own", "post", lambda w: [w["private_set"].pk], lambda w: {"visibility": "everyone"}),
+    "share_deck": ("own", "post", lambda w: [w["private_deck"].pk], lambda w: {"visibility": "everyone"}),
     "attempt": ("own", "get", lambda w: [w["attempt"].pk], None),
     "attempt_question": ("own", "get", lambda w: [w["attempt"].pk, 1], None),
     "attempt_results": ("own", "get", lambda w: [w["finished"].pk], None),
@@ -90,7 +96,7 @@ URLS = {
 # other page is GET-only and must say so.
 PAGES_WITH_A_FORM = {
     "signup", "password_reset", "login", "attempt_question", "study_deck", "review_due", "drill", "study_settings", "join_class",
-    "join_class_with_code", "new_pool", "pool", "new_assignment", "assignment",
+    "join_class_with_code", "new_pool", "pool", "new_assignment", "assignment", "import_content", "import_preview",
 }
 
 
@@ -141,6 +147,10 @@ def world(db):
         "deck": deck, "attempt": start_attempt(learner, question_set), "finished": finished,
         "review": ReviewLog.objects.get(user=learner),
         "override": AssignmentOverride.objects.create(assignment=assignment, learner=learner, max_attempts=3),
+        # The learner's own content, and an import they have not applied yet.
+        "private_set": make_question_set("Learner's set", owner=learner),
+        "private_deck": make_deck("Learner's deck", owner=learner),
+        "pending_import": stage_import(owner=learner, files=[("notes", b"::q:: Which? {=a ~b}\n")]),
         "assigned_attempt": Attempt.objects.create_with_slots(
             user=learner, questions=question_set.questions.all(), feedback="immediate",
             rng=__import__("random"), assignment=assignment,
