@@ -11,6 +11,8 @@ from quiz.models import Deck, QuestionSet, SourceDocument, Topic
 
 from .importing import DECK, QUIZ
 
+SEED_SET_TITLE = "NCA Multi-GPU Computing & Scaling 5 — Questions and Answers"
+SEED_DECK_TITLE = "Free NCA-AIIO flashcards"
 TRICKY_SET = "Ünïcode “quotes”, commas; {braces} = ~ # : set"
 TRICKY_DECK = "Tricky deck — ünïcode, {x} = ~y #z"
 

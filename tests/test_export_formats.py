@@ -7,6 +7,8 @@ from quiz.content import ExportError, export_one, parse_document
 from quiz.content.reading import recognise
 from quiz.models import Card, Question, QuestionSet
 from tests.export_content import (
+    SEED_DECK_TITLE,
+    SEED_SET_TITLE,
     TRICKY_DECK,
     TRICKY_SET,
     container,
@@ -19,8 +21,7 @@ from tests.factories import make_deck, make_question_set
 
 pytestmark = pytest.mark.django_db
 
-SEED_SET = "NCA Multi-GPU Computing & Scaling 5 — Questions and Answers"
-SEED_DECK = "Free NCA-AIIO flashcards"
+SEED_SET, SEED_DECK = SEED_SET_TITLE, SEED_DECK_TITLE
 SET_FORMATS = ["json", "quiz", "gift", "aiken", "csv"]
 DECK_FORMATS = ["json", "deck", "csv", "anki"]
 ROUND_TRIPS = [(format, title) for format in SET_FORMATS for title in (SEED_SET, TRICKY_SET)] + [
