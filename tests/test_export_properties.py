@@ -20,7 +20,7 @@ TOPIC = TEXT.filter(lambda name: "," not in name and name.strip("/ ") == name)
 
 
 @st.composite
-def questions(draw, topics_per_question=st.integers(0, 2)):
+def questions(draw, most_topics=2):
     texts = draw(st.lists(TEXT, min_size=2, max_size=5, unique=True))
     right = draw(st.integers(0, len(texts) - 1))
     question = {
@@ -28,7 +28,7 @@ def questions(draw, topics_per_question=st.integers(0, 2)):
         "explanation": draw(st.one_of(st.just(""), TEXT)),
         "choices": [{"text": text, "correct": index == right} for index, text in enumerate(texts)],
     }
-    if topics := draw(st.lists(TOPIC, max_size=draw(topics_per_question), unique=True)):
+    if topics := draw(st.lists(TOPIC, max_size=most_topics, unique=True)):
         question["topics"] = topics
     return question
 
@@ -61,7 +61,7 @@ def as_questions(document):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(questions(topics_per_question=st.just(1)), min_size=1, max_size=4))
+@given(st.lists(questions(most_topics=1), min_size=1, max_size=4))
 @example([{"stem": "[html]<b>x</b>", "explanation": "#### \\n {T}", "topics": ["$course$/top/a"],
            "choices": [{"text": "%50", "correct": True}, {"text": "// ->", "correct": False}]}])
 @example([{"stem": "// a\n\nb", "explanation": "",
