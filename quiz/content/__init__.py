@@ -17,8 +17,9 @@ Seven document formats, told apart by their content rather than their file name:
   quizzes, CSV/TSV tables with a header row (tabular_format.py) and Anki plain-text exports
   (anki_format.py). What they cannot hold is skipped with a warning naming its line.
 
-Every parser is a pure function from text to ParsedDocuments, so an exporter to any of these
-formats can be written from the same dataclasses.
+Every parser is a pure function from text to ParsedDocuments; next to it, a pure writer turns
+export.py's plain data for one set or deck back into that format (export_one picks it), so that
+exporting, importing into an empty database and exporting again gives the same bytes.
 
 reading.py tells the formats apart and parses a document into the dataclasses of
 documents.py without touching the database; sync.py saves a parsed document, matching rows by
@@ -29,13 +30,13 @@ and terminals turn into links. Nothing here prints or exits: the management comm
 user interface.
 """
 
-from .documents import ContentError
-from .export import export_content, export_json
+from .documents import ContentError, ExportError
+from .export import ExportedFile, export_content, export_json, export_one, formats_for
 from .importing import Report, import_documents
 from .reading import parse_document, read_document
 from .sync import Outcome, save_document
 
 __all__ = [
-    "ContentError", "Outcome", "Report", "export_content", "export_json", "import_documents", "parse_document",
-    "read_document", "save_document",
+    "ContentError", "ExportError", "ExportedFile", "Outcome", "Report", "export_content", "export_json", "export_one",
+    "formats_for", "import_documents", "parse_document", "read_document", "save_document",
 ]

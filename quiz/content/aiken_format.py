@@ -19,10 +19,14 @@ import re
 from ..models import SourceDocument
 from .documents import (
     ContentError,
+    ExportError,
     ParsedDocument,
     ParsedQuestion,
     check_choices,
     check_text,
+    one_line,
+    plain_lines,
+    shorten,
     source_file_name,
     title_from_file_name,
 )
@@ -98,3 +102,26 @@ def _finished(current, answer, number, file, position):
     check_choices(choices, file, current.line, "the question")
     stem = check_text("\n".join(current.text), file, current.line, "the question")
     return ParsedQuestion(f"q{position}", stem, "", choices, current.line)
+
+
+def write_aiken(question_set):
+    """An Aiken file of a set (export.py's plain data) that parse_aiken reads back as it is.
+
+    Aiken has no title (the parser takes it from the file name), no explanation and no
+    topics: they are left out. A choice is one line (line breaks become spaces); a stem keeps
+    its lines but not blank ones. A stem line that reads as a choice or an ANSWER line, or more
+    than 26 choices, raises ExportError."""
+    return "\n".join(_aiken_question(question) for question in question_set["questions"])
+
+
+def _aiken_question(question):
+    where = f"the question {shorten(one_line(question['stem']))!r}"
+    stem = [line.strip() for line in plain_lines(question["stem"]) if line.strip()]
+    if any(CHOICE_LINE.match(line) or ANSWER_LINE.match(line) for line in stem):
+        raise ExportError(f"{where} has a line that Aiken reads as a choice or an answer; export as GIFT or JSON")
+    if len(question["choices"]) > 26:
+        raise ExportError(f"{where} has more than 26 choices, one per letter A-Z; export as GIFT or JSON")
+    letters = [chr(ord("A") + index) for index in range(len(question["choices"]))]
+    choices = [f"{letter}. {one_line(choice['text'])}" for letter, choice in zip(letters, question["choices"])]
+    right = next(letter for letter, choice in zip(letters, question["choices"]) if choice["correct"])
+    return "\n".join([*stem, *choices, f"ANSWER: {right}", ""])

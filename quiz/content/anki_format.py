@@ -18,6 +18,8 @@ front was edited in Anki still updates its row. Anki cards have no misconception
 studied, never drilled as "Myth or fact?". Pure: no database.
 """
 
+import csv
+import io
 import re
 
 from ..models import SourceDocument
@@ -28,6 +30,8 @@ from .documents import (
     ParsedDocument,
     check_text,
     check_topic,
+    one_line,
+    plain_lines,
     source_file_name,
     title_from_file_name,
 )
@@ -172,3 +176,25 @@ def _refuse_repeated_guids(cards, file):
         if card.key in first_seen:
             raise ContentError(file, card.line, f"the guid {card.key!r} is also on line {first_seen[card.key]}")
         first_seen[card.key] = card.line
+
+
+def write_anki(deck):
+    """An Anki plain-text file of a deck (export.py's plain data) that parse_anki reads back as
+    it is, and Anki imports as Basic notes into a deck of the same title.
+
+    Fields are plain text (`#html:false`), quoted where they hold a tab, a quote or a line
+    break. Topics are tags, which cannot hold spaces: a space becomes `_`, Anki's habit. No
+    guid column: the card keys (`c1`, `c2`) are unique in one deck but not in an Anki
+    collection, where a guid names one note, so cards are matched by text as in CSV. Anki
+    notes have no misconception or correction: they are left out."""
+    out = io.StringIO()
+    headers = ["separator:tab", "html:false", "notetype:Basic", f"deck:{one_line(deck['title'])}", "tags column:3"]
+    out.writelines(f"#{header}\n" for header in headers)
+    plain, quoted = (csv.writer(out, delimiter="\t", lineterminator="\n", quoting=how)
+                     for how in (csv.QUOTE_MINIMAL, csv.QUOTE_ALL))
+    for card in deck["cards"]:
+        front, back = ("\n".join(plain_lines(card[part])).strip() for part in ("front", "back"))
+        tags = " ".join(dict.fromkeys("_".join(topic.split()) for topic in card.get("topics") or []))
+        # A front starting with `#` would read as one more `#key:value` header line.
+        (quoted if front.startswith("#") else plain).writerow([front, back, tags])
+    return out.getvalue()

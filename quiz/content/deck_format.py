@@ -11,12 +11,17 @@ from .documents import (
     TOPICS_LINE,
     TOPICS_PREFIX,
     ContentError,
+    ExportError,
     ParsedCard,
     ParsedDocument,
     check_text,
     check_title,
+    one_line,
+    plain_lines,
+    shorten,
     source_file_name,
     topic_names,
+    topics_text,
 )
 
 
@@ -80,3 +85,36 @@ def _paragraphs(lines):
             paragraphs.append((start, "\n".join(current).strip()))
             current, start = [], None
     return paragraphs
+
+
+def write_deck(deck):
+    """A deck document of a deck (export.py's plain data) that parse_deck reads back as it is.
+
+    A text is a paragraph: its line breaks are kept, but a blank line inside it would end it,
+    so blank lines become single line breaks. What the format cannot hold at all (an empty
+    part, a topic with a comma, a text that reads as a `Topics:` line) raises ExportError."""
+    paragraphs = [one_line(deck["title"])]
+    for number, card in enumerate(deck["cards"], start=1):
+        paragraphs += _card_paragraphs(number, card)
+    return "\n\n".join(paragraphs) + "\n"
+
+
+def _card_paragraphs(number, card):
+    where = f"card {number} ({shorten(one_line(card['front']))!r})"
+    texts = [_paragraph(card[part]) for part in CARD_PARTS]
+    for part, text in zip(CARD_PARTS, texts):
+        if not text:
+            raise ExportError(f"{where} has no {part}, and a deck document needs all four paragraphs; "
+                              "export as JSON or CSV")
+        # The parser takes a front's first `Topics:` line as its topics, and refuses another
+        # paragraph that is a `Topics:` line alone.
+        if TOPICS_LINE.match(text.partition("\n")[0]) and (part == "front" or "\n" not in text):
+            raise ExportError(f"{where}: its {part} starts like a '{TOPICS_PREFIX}' line")
+    if card.get("topics"):
+        texts[0] = f"{TOPICS_PREFIX} {topics_text(card['topics'], where)}\n{texts[0]}"
+    return texts
+
+
+def _paragraph(text):
+    """The text as _paragraphs() reads it back: lines without trailing spaces, no blank line."""
+    return "\n".join(line.rstrip() for line in plain_lines(text) if line.strip()).strip()

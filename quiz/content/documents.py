@@ -153,3 +153,36 @@ def check_topic(name, file, line):
 def shorten(text):
     """The text, cut to fit in a one-line message."""
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+# Writing ------------------------------------------------------------------------------------
+
+
+class ExportError(Exception):
+    """Content a format cannot write so that its parser reads it back as it is; `str()` says
+    which item and why, and which format can hold it instead."""
+
+
+def plain_lines(text):
+    """The text's lines, with CR or CRLF read as LF as every parser reads them (decode())."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def one_line(text):
+    """The text on one line, for the formats whose fields are a line: line breaks become spaces."""
+    return " ".join(line.strip() for line in plain_lines(text) if line.strip())
+
+
+def topics_text(names, where):
+    """`a, b` for a `Topics:` line or a topics cell, which are split at commas."""
+    if with_comma := next((name for name in names if "," in name), None):
+        raise ExportError(f"{where}: the topic {shorten(with_comma)!r} contains a comma, which this format "
+                          "reads as two topics; export as JSON instead")
+    return ", ".join(names)
+
+
+def export_file_name(title, extension):
+    """A file name that reads back as the title: the formats without a title of their own take it
+    from the file name (title_from_file_name), spaces written as underscores."""
+    name = re.sub(r"[\x00-\x1f\x7f/\\]", "-", "_".join(title.split(" ")))
+    return f"{name[:MAX_FILE_NAME - len(extension) - 1]}.{extension}"

@@ -1,13 +1,24 @@
-"""Writing every question set and deck out as JSON, the export format import_documents reads back.
+"""Writing content out: every question set and deck as JSON, or one set or deck in any format
+import_documents reads back.
 
 The output is deterministic (sorted in Python, topics only when there are some) so that two
-exports of the same content are the same bytes and a diff shows exactly what changed.
+exports of the same content are the same bytes and a diff shows exactly what changed. Each
+format's writer lives next to its parser and works on the plain data built here.
 """
 
 import json
+from dataclasses import dataclass
+
+from django.db.models import prefetch_related_objects
 
 from ..models import Deck, QuestionSet
-from .documents import CARD_PARTS
+from .aiken_format import write_aiken
+from .anki_format import write_anki
+from .deck_format import write_deck
+from .documents import CARD_PARTS, export_file_name
+from .gift_format import write_gift
+from .quiz_format import write_quiz
+from .tabular_format import write_cards_table, write_questions_table
 
 
 def export_content():
@@ -21,7 +32,56 @@ def export_content():
 
 
 def export_json():
-    return json.dumps(export_content(), indent=2, ensure_ascii=False) + "\n"
+    return _json_text(export_content())
+
+
+def _json_text(content):
+    return json.dumps(content, indent=2, ensure_ascii=False) + "\n"
+
+
+@dataclass(frozen=True)
+class ExportedFile:
+    """One set or deck written in one format, and the file name that reads back as its title."""
+
+    file_name: str
+    text: str
+
+
+# The formats each kind can be written in: {format: (file extension, writer)}. The names are
+# the import_questions --format names, so an export can be read back with the same one.
+SET_FORMATS = {
+    "json": ("json", lambda data: _json_text({"question_sets": [data], "decks": []})),
+    "quiz": ("txt", write_quiz),
+    "gift": ("gift", write_gift),
+    "aiken": ("txt", write_aiken),
+    "csv": ("csv", write_questions_table),
+}
+DECK_FORMATS = {
+    "json": ("json", lambda data: _json_text({"question_sets": [], "decks": [data]})),
+    "deck": ("txt", write_deck),
+    "csv": ("csv", write_cards_table),
+    "anki": ("txt", write_anki),
+}
+
+
+def formats_for(container):
+    """The formats a QuestionSet or a Deck can be written in."""
+    return SET_FORMATS if isinstance(container, QuestionSet) else DECK_FORMATS
+
+
+def export_one(container, format):
+    """One QuestionSet or Deck in `format` (a key of formats_for(container)), as an ExportedFile.
+
+    Who may export what is the caller's business. Raises ExportError for content the format
+    cannot write so that it reads back as it is, and KeyError for a format of the other kind."""
+    extension, write = formats_for(container)[format]
+    if isinstance(container, QuestionSet):
+        prefetch_related_objects([container], "source", "questions__choices", "questions__topics")
+        data = _export_question_set(container)
+    else:
+        prefetch_related_objects([container], "source", "cards__topics")
+        data = _export_deck_data(container)
+    return ExportedFile(export_file_name(container.title, extension), write(data))
 
 
 def _export_order(entry):

@@ -29,11 +29,15 @@ import re
 from ..models import SourceDocument
 from .documents import (
     ContentError,
+    ExportError,
     ParsedDocument,
     ParsedQuestion,
     check_choices,
     check_text,
     check_topic,
+    one_line,
+    plain_lines,
+    shorten,
     source_file_name,
     title_from_file_name,
 )
@@ -232,3 +236,56 @@ def _true_false(is_true, content):
 def _skip(block, warnings, reason):
     """Record why a question is not imported; returns None, the question it stands for."""
     warnings.append(f"{block.file}:{block.first_line}: skipped: {reason}")
+
+
+# Writing: every character the grammar gives a meaning is escaped, so a question is one line.
+WRITTEN_ESCAPES = {"\\": "\\\\", ":": "\\:", "#": "\\#", "=": "\\=", "{": "\\{", "}": "\\}", "~": "\\~", "\n": "\\n"}
+# Written before a text the parser would otherwise read as markup, a comment or a % weight;
+# the parser drops the one prefix and keeps the text as written.
+PLAIN_PREFIX = "[plain]"
+TOP_CATEGORY = "$course$/top"
+
+
+def write_gift(question_set):
+    """A GIFT file of a set (export.py's plain data) that parse_gift reads back as it is.
+
+    A question's one topic is its `$CATEGORY`; a question with several topics is written under
+    none (GIFT has one category per question). The title is a comment: the parser takes the
+    title from the file name. A text with U+E000-U+E007 (the parser's placeholders) raises
+    ExportError."""
+    blocks, category = [f"// {one_line(question_set['title'])}"], ""
+    for question in question_set["questions"]:
+        topics = question.get("topics") or []
+        wanted = topics[0] if len(topics) == 1 else ""
+        if wanted != category:
+            blocks.append(f"$CATEGORY: {TOP_CATEGORY}/{_escape(wanted)}" if wanted else f"$CATEGORY: {TOP_CATEGORY}")
+            category = wanted
+        blocks.append(_gift_question(question))
+    text = "\n\n".join(blocks) + "\n"
+    if found := PLACEHOLDERS.search(text):
+        raise ExportError(f"{shorten(one_line(text[text.rfind(chr(10), 0, found.start()) + 1 :]))!r} contains a "
+                          "private-use character (U+E000-U+E007), which GIFT files cannot hold; export as JSON")
+    return text
+
+
+def _gift_question(question):
+    choices, explanation = question["choices"], question["explanation"]
+    texts = [choice["text"] for choice in choices]
+    if texts == list(TRUE_FALSE_CHOICES):
+        answers = "TRUE" if choices[0]["correct"] else "FALSE"
+    else:
+        answers = " ".join(("=" if choice["correct"] else "~") + _gift_text(choice["text"]) for choice in choices)
+    if explanation:
+        answers += f" ####{_gift_text(explanation)}"
+    return f"{_gift_text(question['stem'])} {{{answers}}}"
+
+
+def _gift_text(text):
+    text = "\n".join(plain_lines(text))
+    if MARKUP_PREFIX.match(text) or text.lstrip().startswith(("%", "//")):
+        return PLAIN_PREFIX + _escape(text)
+    return _escape(text)
+
+
+def _escape(text):
+    return "".join(WRITTEN_ESCAPES.get(char, char) for char in "\n".join(plain_lines(text)))

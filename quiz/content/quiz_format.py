@@ -13,13 +13,16 @@ from .documents import (
     TOPICS_LINE,
     TOPICS_PREFIX,
     ContentError,
+    ExportError,
     ParsedDocument,
     ParsedQuestion,
     check_text,
     check_title,
+    one_line,
     shorten,
     source_file_name,
     topic_names,
+    topics_text,
 )
 
 # Digits are matched loosely so that an absurd number is reported, not misread as text.
@@ -171,3 +174,38 @@ def _refuse_duplicate_choices(file, key, choices):
 
 def _ignored(file, number, line, where):
     return f"{file}:{number}: ignored line {where}: {shorten(line)!r}"
+
+
+def write_quiz(question_set):
+    """A quiz document of a set (export.py's plain data) that parse_quiz reads back as it is.
+
+    Every text is one line of the document, so line breaks inside a text become spaces. What
+    the format cannot hold at all (an empty explanation, a topic with a comma, a wrong choice
+    ending in the correct-answer marker) raises ExportError rather than be misread."""
+    title = one_line(question_set["title"])
+    if QUESTION_LINE.match(title):
+        raise ExportError(f"the title {shorten(title)!r} would read as a question")
+    blocks = [title]
+    for number, question in enumerate(question_set["questions"], start=1):
+        blocks.append(_question_text(number, question))
+    return "\n\n".join(blocks) + "\n"
+
+
+def _question_text(number, question):
+    where = f"question {number} ({shorten(one_line(question['stem']))!r})"
+    explanation = one_line(question["explanation"])
+    if not explanation:
+        raise ExportError(f"{where} has no explanation, and a quiz document needs one; export as JSON, GIFT or CSV")
+    if QUESTION_LINE.match(explanation) or TOPICS_LINE.match(explanation):
+        raise ExportError(f"{where}: its explanation would read as a new question or a topics line")
+    lines = [f"Question {number}: {one_line(question['stem'])}"]
+    for choice in question["choices"]:
+        text = one_line(choice["text"])
+        if not choice["correct"] and MARKER_AT_END.search(text):
+            raise ExportError(f"{where}: a wrong choice ends with {CORRECT_MARKER}")
+        lines.append(f"- {text} {CORRECT_MARKER}" if choice["correct"] else f"- {text}")
+    right = next(one_line(choice["text"]) for choice in question["choices"] if choice["correct"])
+    lines += [f"{ANSWER_PREFIX} {right}", explanation]
+    if question.get("topics"):
+        lines.append(f"{TOPICS_PREFIX} {topics_text(question['topics'], where)}")
+    return "\n".join(lines)

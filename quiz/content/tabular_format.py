@@ -23,15 +23,19 @@ import re
 from ..models import SourceDocument
 from .documents import (
     ContentError,
+    ExportError,
     ParsedCard,
     ParsedDocument,
     ParsedQuestion,
     check_choices,
     check_text,
+    one_line,
+    plain_lines,
     shorten,
     source_file_name,
     title_from_file_name,
     topic_names,
+    topics_text,
 )
 
 DELIMITERS = {",": "comma", "\t": "tab", ";": "semicolon"}
@@ -234,3 +238,50 @@ class _Table:
             raise ContentError(self.file, line, f"the {missing} is empty: a card has both a misconception and its "
                                "correction, or neither")
         return ParsedCard(f"c{number}", front, back, misconception, correction, line, self._topics(cells, line))
+
+
+def write_questions_table(question_set):
+    """A CSV of a set (export.py's plain data) that parse_table reads back as it is.
+
+    One column per choice (`choice1`..), so a choice may hold the `|` a `choices` column
+    splits at, and the answer is the right choice's text, which no letter or number
+    overrides. The title is not written: the parser takes it from the file name."""
+    questions = question_set["questions"]
+    width = max((len(question["choices"]) for question in questions), default=2)
+    header = ["stem", *(f"choice{number}" for number in range(1, width + 1)), "answer", "explanation", "topics"]
+    rows = [_question_row(question, width) for question in questions]
+    return _csv_text([header, *rows])
+
+
+def _question_row(question, width):
+    texts = [_cell(choice["text"]) for choice in question["choices"]]
+    right = next(_cell(choice["text"]) for choice in question["choices"] if choice["correct"])
+    where = f"the question {shorten(one_line(question['stem']))!r}"
+    topics = topics_text(question.get("topics") or [], where)
+    padding = [""] * (width - len(texts))
+    return [_cell(question["stem"]), *texts, *padding, right, _cell(question["explanation"]), topics]
+
+
+def write_cards_table(deck):
+    """A CSV of a deck (export.py's plain data) that parse_table reads back as it is; a card
+    with a misconception but no correction (or the other way round) raises ExportError."""
+    header = ["front", "back", "misconception", "correction", "topics"]
+    return _csv_text([header, *(_card_row(card) for card in deck["cards"])])
+
+
+def _card_row(card):
+    where = f"the card {shorten(one_line(card['front']))!r}"
+    if bool(card["misconception"].strip()) != bool(card["correction"].strip()):
+        raise ExportError(f"{where} has a misconception or a correction without the other; export as JSON")
+    topics = topics_text(card.get("topics") or [], where)
+    return [_cell(card[part]) for part in ("front", "back", "misconception", "correction")] + [topics]
+
+
+def _cell(text):
+    return "\n".join(plain_lines(text)).strip()
+
+
+def _csv_text(rows):
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows(rows)
+    return out.getvalue()
