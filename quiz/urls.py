@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.urls import path
 
-from quiz.views import accounts, classes, dashboard, health, history, library, quizzes, study, teach
+from quiz.views import accounts, classes, dashboard, downloads, health, history, library, quizzes, study, teach
 
 urlpatterns = [
     path("", dashboard.home, name="home"),
@@ -35,6 +35,8 @@ urlpatterns = [
     path("library/import/<int:pending_id>/", library.import_preview, name="import_preview"),
     path("library/sets/<int:pk>/sharing/", library.share, {"kind": "sets"}, name="share_set"),
     path("library/decks/<int:pk>/sharing/", library.share, {"kind": "decks"}, name="share_deck"),
+    path("library/sets/<int:pk>/download/<str:format>/", downloads.download, {"kind": "sets"}, name="download_set"),
+    path("library/decks/<int:pk>/download/<str:format>/", downloads.download, {"kind": "decks"}, name="download_deck"),
 
     path("attempts/", history.attempt_list, name="attempt_list"),
     path("history/cards/", history.card_history, name="card_history"),

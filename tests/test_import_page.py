@@ -114,3 +114,36 @@ def test_an_owner_shares_and_no_one_else_can(client, ann):
     assert client.post(reverse("share_set", args=[question_set.pk]), {"visibility": "private"}).status_code == 404
     question_set.refresh_from_db()
     assert question_set.visibility == Visibility.EVERYONE
+
+
+# --- Downloads ----------------------------------------------------------------------------------------
+
+def test_an_owner_downloads_their_set_in_every_format_and_it_reads_back(client, ann):
+    from quiz.content.export import SET_FORMATS
+    from quiz.content.reading import parse_document
+
+    paste(client, GIFT, name="networking")
+    client.post(reverse("import_preview", args=[PendingImport.objects.get().pk]))
+    question_set = QuestionSet.objects.get()
+
+    for format in SET_FORMATS:
+        response = client.get(reverse("download_set", args=[question_set.pk, format]))
+        if response.status_code == 302:  # a format that cannot hold this content says so
+            continue
+        assert response.status_code == 200, format
+        assert response["Content-Disposition"].startswith("attachment; filename=")
+        documents, _ = parse_document(response.content, "download", format)
+        assert [len(document.items) for document in documents] == [5], format
+
+
+def test_a_learner_cannot_download_the_answer_key_of_a_set_they_do_not_own(client, ann):
+    from tests.factories import make_deck, make_question_set
+
+    library_set = make_question_set("Library")
+    deck = make_deck("Library deck")
+
+    assert client.get(reverse("download_set", args=[library_set.pk, "gift"])).status_code == 404
+    assert client.get(reverse("download_deck", args=[deck.pk, "csv"])).status_code == 200  # backs show on every flip
+    assert client.get(reverse("download_deck", args=[deck.pk, "gift"])).status_code == 404  # not a deck format
+    client.force_login(make_instructor("prof"))
+    assert client.get(reverse("download_set", args=[library_set.pk, "gift"])).status_code == 200

@@ -48,6 +48,8 @@ URLS = {
     "import_preview": ("own", "get", lambda w: [w["pending_import"].pk], None),
     "share_set": ("own", "post", lambda w: [w["private_set"].pk], lambda w: {"visibility": "everyone"}),
     "share_deck": ("own", "post", lambda w: [w["private_deck"].pk], lambda w: {"visibility": "everyone"}),
+    "download_set": ("own", "get", lambda w: [w["private_set"].pk, "json"], None),
+    "download_deck": ("own", "get", lambda w: [w["private_deck"].pk, "csv"], None),
     "attempt": ("own", "get", lambda w: [w["attempt"].pk], None),
     "attempt_question": ("own", "get", lambda w: [w["attempt"].pk, 1], None),
     "attempt_results": ("own", "get", lambda w: [w["finished"].pk], None),

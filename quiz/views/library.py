@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from quiz.content.documents import ContentError
+from quiz.content.export import DECK_FORMATS, SET_FORMATS
 from quiz.content.pending import apply_pending, preview_pending, stage_import
 from quiz.content.reading import decode_for_display
 from quiz.forms import ImportForm, VisibilityForm
@@ -26,6 +27,8 @@ def library(request):
         "question_sets": QuestionSet.objects.owned_by(user).with_progress_for(user),
         "decks": Deck.objects.owned_by(user).with_counts_for(user),
         "visibility_form": VisibilityForm(user=user),
+        "set_formats": list(SET_FORMATS),
+        "deck_formats": list(DECK_FORMATS),
     }
     return render(request, "library/library.html", context)
 

@@ -1,0 +1,44 @@
+"""Downloading one set or deck in any format the importer reads, to take it to Moodle, Anki or
+a spreadsheet (the content part of "bring your own content": what comes in can go out).
+
+A question set's file is its answer key, so only whoever may already read it whole downloads
+it: its owner, or an instructor building quizzes (who sees the bank's answers anyway). A
+learner never gets the answers of a set they could still be tested on. A deck's backs are
+what studying shows on every flip, so any deck a user may see can be downloaded.
+"""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.utils.http import content_disposition_header
+from django.views.decorators.http import require_safe
+
+from quiz.content.documents import ExportError
+from quiz.content.export import export_one, formats_for
+from quiz.models import Deck, QuestionSet
+
+CONTENT_TYPES = {"json": "application/json", "csv": "text/csv"}
+
+
+def downloadable_sets(user):
+    if user.is_instructor:
+        return QuestionSet.objects.visible_to(user)
+    return QuestionSet.objects.owned_by(user)
+
+
+@require_safe
+@login_required
+def download(request, kind, pk, format):
+    items = downloadable_sets(request.user) if kind == "sets" else Deck.objects.visible_to(request.user)
+    item = get_object_or_404(items, pk=pk)
+    if format not in formats_for(item):
+        raise Http404("No such format for this content.")
+    try:
+        exported = export_one(item, format)
+    except ExportError as error:
+        messages.error(request, f"Not downloaded: {error}")
+        return redirect("library" if item.owner_id == request.user.pk else "home")
+    response = HttpResponse(exported.text, content_type=f"{CONTENT_TYPES.get(format, 'text/plain')}; charset=utf-8")
+    response["Content-Disposition"] = content_disposition_header(True, exported.file_name)
+    return response
