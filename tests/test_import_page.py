@@ -147,3 +147,10 @@ def test_a_learner_cannot_download_the_answer_key_of_a_set_they_do_not_own(clien
     assert client.get(reverse("download_deck", args=[deck.pk, "gift"])).status_code == 404  # not a deck format
     client.force_login(make_instructor("prof"))
     assert client.get(reverse("download_set", args=[library_set.pk, "gift"])).status_code == 200
+
+
+def test_text_over_the_size_limit_is_refused_with_a_message_and_nothing_staged(client, ann):
+    response = paste(client, "x" * 5_000_001, name="huge")
+
+    assert "at most 5000000 characters" in response.content.decode()
+    assert not PendingImport.objects.exists()
