@@ -3,6 +3,7 @@ classes, the instructor's pool builder and assignments, history filters and the 
 Forms convert as well as validate: a join code becomes its Classroom, minutes a timedelta."""
 
 from datetime import date, datetime, time, timedelta
+from pathlib import Path
 from zoneinfo import available_timezones
 
 from confusable_homoglyphs import confusables
@@ -343,8 +344,8 @@ class ImportForm(forms.Form):
         widget=MultipleFileInput(attrs={"accept": ".txt,.md,.json,.gift,.csv,.tsv,.aiken"}), required=False,
         label="Files", help_text="Quiz or deck documents, export JSON, Moodle GIFT, Aiken, CSV/TSV, Anki text export.",
     )
-    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 12, "spellcheck": "false"}), required=False,
-                           label="Or paste text", max_length=MAX_FILE_BYTES)
+    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 12, "spellcheck": "false", "maxlength": MAX_FILE_BYTES}),
+                           required=False, label="Or paste text")
     name = forms.CharField(required=False, max_length=200, label="Name of the pasted text",
                            help_text="Pasting again under the same name updates what it made.")
     format = forms.ChoiceField(choices=[("", "Recognise from the content"), *IMPORT_FORMATS], required=False)
@@ -358,19 +359,30 @@ class ImportForm(forms.Form):
                 raise forms.ValidationError(f"{upload.name} is larger than {MAX_FILE_BYTES // 1_000_000} MB.")
         return uploads
 
+    def clean_text(self):
+        text = self.cleaned_data["text"]
+        if len(text.encode("utf-8")) > MAX_FILE_BYTES:
+            raise forms.ValidationError(f"Paste at most {MAX_FILE_BYTES // 1_000_000} MB of text.")
+        return text
+
     def clean(self):
         data = super().clean()
+        for upload in data.get("files") or []:
+            if not Path(upload.name).name.strip(". "):
+                self.add_error("files", f"“{upload.name}” is not a usable file name: rename the file.")
         if not data.get("files") and not (data.get("text") or "").strip():
             raise forms.ValidationError("Choose a file or paste some text.")
-        if (data.get("text") or "").strip() and not (data.get("name") or "").strip():
-            data["name"] = "Pasted text"
+        # The name identifies what the paste makes among your content: pasting again under it
+        # updates that. So it is asked for, never defaulted (two pastes would replace each other).
+        if (data.get("text") or "").strip() and not Path(data.get("name") or "").name.strip(". "):
+            self.add_error("name", "Give the pasted text a name, e.g. “Week 3 networking”.")
         return data
 
     def documents(self):
         """[(name, bytes)]: each upload under its file name, the pasted text under its name."""
         files = [(upload.name, upload.read()) for upload in self.cleaned_data["files"]]
         if self.cleaned_data["text"].strip():
-            files.append((self.cleaned_data["name"].strip(), self.cleaned_data["text"].encode("utf-8")))
+            files.append((Path(self.cleaned_data["name"]).name.strip(), self.cleaned_data["text"].encode("utf-8")))
         return files
 
 

@@ -161,9 +161,10 @@ if PRODUCTION:
     CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 
 QUIZ_PAGE_SIZE = 20
-# Text pasted on the import page may be as large as a file the importer accepts (5 MB); other
-# forms stay far below. Uploaded files are streamed to disk above 2.5 MB and not counted here.
-DATA_UPLOAD_MAX_MEMORY_SIZE = 6_000_000
+# Text pasted on the import page may be as large as a file the importer accepts (5 MB, which the
+# form checks with a message); beyond this the request is refused before any view, with 400.html.
+# Other forms stay far below. Uploaded files are streamed to disk and not counted here.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 12_000_000
 
 # make bench mounts a bare signed-in page to compare every page with (never in production use).
 BENCHMARK = env_bool("DJANGO_BENCHMARK", False)

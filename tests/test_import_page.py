@@ -1,6 +1,7 @@
 """Importing in the browser: upload or paste, a preview that writes nothing, an apply that writes
 once; problems shown beside their line; sharing what one owns."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,14 @@ def paste(client, text, name="My notes", format=""):
     return client.post(reverse("import_content"), {"text": text, "name": name, "format": format})
 
 
+def apply(client, pending=None):
+    """Apply as the preview page does: posting back the fingerprint of the preview it showed."""
+    pending = pending or PendingImport.objects.latest("pk")
+    url = reverse("import_preview", args=[pending.pk])
+    previewed = re.search(r'name="previewed" value="(\w+)"', client.get(url).content.decode()).group(1)
+    return client.post(url, {"previewed": previewed})
+
+
 def test_a_paste_is_previewed_without_writing_and_applied_once(client, ann):
     response = paste(client, GIFT, name="networking")
     pending = PendingImport.objects.get(owner=ann)
@@ -37,8 +46,9 @@ def test_a_paste_is_previewed_without_writing_and_applied_once(client, ann):
     assert "skipped: essay" in preview  # the kinds the app does not support are listed with their line
     assert not QuestionSet.objects.exists()
 
-    first = client.post(response.url)
-    second = client.post(response.url)  # a second click, or the form sent again after a reload
+    first = apply(client)
+    previewed = re.search(r'name="previewed" value="(\w+)"', preview).group(1)
+    second = client.post(response.url, {"previewed": previewed})  # a second click, or the form sent again
 
     assert first.status_code == second.status_code == 302
     question_set = QuestionSet.objects.get()
@@ -49,7 +59,7 @@ def test_a_paste_is_previewed_without_writing_and_applied_once(client, ann):
 
 def test_importing_again_shows_the_changed_words(client, ann):
     paste(client, GIFT, name="networking")
-    client.post(reverse("import_preview", args=[PendingImport.objects.get().pk]))
+    apply(client)
     edited = GIFT.replace("Which layer routes packets?", "Which OSI layer routes packets?")
 
     response = paste(client, edited, name="networking")
@@ -83,7 +93,7 @@ def test_an_uploaded_csv_deck_becomes_the_learners_private_deck(client, ann):
     with open(SAMPLES / "cards.tsv", "rb") as upload:
         response = client.post(reverse("import_content"), {"files": [upload]})
     assert response.status_code == 302, response.content.decode()
-    client.post(response.url)
+    apply(client)
 
     deck = Deck.objects.get()
     assert (deck.owner, deck.visibility) == (ann, Visibility.PRIVATE)
@@ -101,7 +111,7 @@ def test_an_empty_form_and_a_stranger_get_clear_answers(client, ann):
 
 def test_an_owner_shares_and_no_one_else_can(client, ann):
     paste(client, GIFT, name="networking")
-    client.post(reverse("import_preview", args=[PendingImport.objects.get().pk]))
+    apply(client)
     question_set = QuestionSet.objects.get()
 
     client.post(reverse("share_set", args=[question_set.pk]), {"visibility": "everyone"})
@@ -123,7 +133,7 @@ def test_an_owner_downloads_their_set_in_every_format_and_it_reads_back(client, 
     from quiz.content.reading import parse_document
 
     paste(client, GIFT, name="networking")
-    client.post(reverse("import_preview", args=[PendingImport.objects.get().pk]))
+    apply(client)
     question_set = QuestionSet.objects.get()
 
     for format in SET_FORMATS:
@@ -152,5 +162,68 @@ def test_a_learner_cannot_download_the_answer_key_of_a_set_they_do_not_own(clien
 def test_text_over_the_size_limit_is_refused_with_a_message_and_nothing_staged(client, ann):
     response = paste(client, "x" * 5_000_001, name="huge")
 
-    assert "at most 5000000 characters" in response.content.decode()
+    assert "Paste at most 5 MB of text." in response.content.decode()
     assert not PendingImport.objects.exists()
+
+
+def test_an_apply_refuses_when_the_content_changed_since_its_preview(client, ann):
+    paste(client, "::a:: Alpha? {=yes ~no}\n", name="notes", format="gift")
+    first = PendingImport.objects.latest("pk")
+    paste(client, "::b:: Beta? {=yes ~no}\n\n::c:: Gamma? {=yes ~no}\n", name="notes", format="gift")
+    second = PendingImport.objects.latest("pk")
+    url = reverse("import_preview", args=[second.pk])
+    previewed = re.search(r'name="previewed" value="(\w+)"', client.get(url).content.decode()).group(1)  # "a new set"
+
+    apply(client, first)  # meanwhile, the first import makes the set
+    refused = client.post(url, {"previewed": previewed})
+
+    assert refused.status_code == 302 and refused.url == url
+    assert list(Question.objects.values_list("stem", flat=True)) == ["Alpha?"]
+    assert "changed since this preview" in client.get(url).content.decode()
+    apply(client, second)  # previewed again: now it says what it replaces, and applies
+    assert sorted(Question.objects.values_list("stem", flat=True)) == ["Beta?", "Gamma?"]
+
+
+def test_a_preview_reads_a_few_queries_whatever_the_size_and_shows_moves(client, ann, django_assert_max_num_queries):
+    many = "".join(f"::q{n}:: Question {n}? {{=yes ~no}}\n\n" for n in range(200))
+    paste(client, many, name="big", format="gift")
+    apply(client)
+    reordered = "".join(f"::q{n}:: Question {n}? {{=yes ~no}}\n\n" for n in [1, 0, *range(2, 200)])
+    response = paste(client, reordered, name="big", format="gift")
+
+    with django_assert_max_num_queries(12):
+        html = client.get(response.url).content.decode()
+
+    assert "0 to add, 0 to change, 0 to remove, 200 unchanged" in html
+    assert "2 of them moved" in html
+
+
+def test_removing_an_answered_question_is_refused_in_the_preview(client, ann):
+    from tests.factories import start_attempt
+    from tests.helpers import answer_all
+
+    paste(client, "::a:: Alpha? {=yes ~no}\n\n::b:: Beta? {=yes ~no}\n", name="notes", format="gift")
+    apply(client)
+    answer_all(start_attempt(ann, QuestionSet.objects.get()))
+    response = paste(client, "::a:: Alpha? {=yes ~no}\n", name="notes", format="gift")
+
+    html = client.get(response.url).content.decode()
+    assert "cannot remove “Beta?”" in html
+    assert 'name="previewed"' not in html  # no Apply button
+
+
+@pytest.mark.parametrize("name", ["/", ".", "..", "  "])
+def test_a_paste_needs_a_usable_name(client, ann, name):
+    response = paste(client, "::a:: Alpha? {=yes ~no}\n", name=name, format="gift")
+
+    assert "Give the pasted text a name" in response.content.decode()
+    assert not PendingImport.objects.exists()
+
+
+def test_staged_bytes_do_not_pile_up(client, ann):
+    for n in range(8):
+        paste(client, f"::a:: Alpha {n}? {{=yes ~no}}\n", name=f"notes {n}", format="gift")
+    assert PendingImport.objects.filter(owner=ann, applied_at=None).count() == 5
+
+    apply(client)
+    assert not PendingImport.objects.latest("pk").files.exists()  # applied: its bytes are in the content

@@ -2,30 +2,36 @@
 apply it once.
 
 Nothing is written to the content tables before the apply. The staged bytes are parsed again
-at each step, so the preview and the apply read the same thing; the apply claims the staged
-import in the transaction that saves it, so it happens at most once (see PendingImport).
+at each step, so the preview and the apply read the same thing. The apply claims the staged
+import in the transaction that saves it, so it happens at most once (see PendingImport), and
+it saves only if the content it updates is still as the preview showed it: the preview page
+sends back the preview's fingerprint, and another import or an edit in between refuses the
+apply with a message instead of writing what nobody saw.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
 
-from ..models import PendingFile, PendingImport
+from ..models import PendingFile, PendingImport, User
 from .documents import ContentError
 from .importing import import_parsed, parse_files
-from .preview import preview_documents
+from .preview import fingerprint, preview_documents
 
 STALE_AFTER = timedelta(days=1)  # staged imports nobody applied are dropped after this
+OPEN_PER_USER = 5  # staged imports kept per user; staging another drops the oldest
 
 
 @dataclass
 class Staged:
     pending: PendingImport
+    documents: list
     previews: list
     warnings: list
-    error: ContentError | None = None  # a refusal only saving finds (e.g. removing answered items)
+    fingerprint: str = ""
+    refusals: list = field(default_factory=list)  # why applying would stop
 
 
 def stage_import(*, owner, files, format="", now=None):
@@ -34,33 +40,45 @@ def stage_import(*, owner, files, format="", now=None):
     parse_files(files, format=format or None)
     now = now or timezone.now()
     with transaction.atomic():
-        PendingImport.objects.filter(owner=owner, applied_at=None, created_at__lt=now - STALE_AFTER).delete()
+        _drop_old_staged_imports(owner, now)
         pending = PendingImport.objects.create(owner=owner, format=format, created_at=now)
         PendingFile.objects.bulk_create(PendingFile(pending=pending, name=name, data=data) for name, data in files)
     return pending
 
 
+def _drop_old_staged_imports(owner, now):
+    PendingImport.objects.filter(applied_at=None, created_at__lt=now - STALE_AFTER).delete()
+    kept = PendingImport.objects.filter(owner=owner, applied_at=None).order_by("-created_at", "-pk")
+    PendingImport.objects.filter(pk__in=kept.values("pk")[OPEN_PER_USER - 1:]).delete()
+
+
 def preview_pending(pending):
-    """What applying `pending` would do, with the warnings of its files. The save is also tried
-    and rolled back, so a refusal shows here rather than at the apply."""
+    """What applying `pending` would do, with the warnings of its files. Reads only."""
     documents, warnings = _parse(pending)
-    staged = Staged(pending, preview_documents(documents, owner=pending.owner), warnings)
-    try:
-        import_parsed(documents, owner=pending.owner, dry_run=True)
-    except ContentError as error:
-        staged.error = error
-    return staged
+    previews = preview_documents(documents, owner=pending.owner)
+    refusals = [f"{preview.document.file}: {reason}" for preview in previews for reason in preview.refusals]
+    return Staged(pending, documents, previews, warnings, fingerprint(previews), refusals)
 
 
-def apply_pending(pending, *, now=None):
-    """Save the staged content; the Report, or None when it was applied already."""
+def apply_pending(pending, *, previewed, now=None):
+    """Save the staged content if it still compares as `previewed` (the preview's fingerprint):
+    the Report, or None when it was applied already. Raises ContentError, writing nothing,
+    when the content changed since the preview or saving would refuse."""
     now = now or timezone.now()
     with transaction.atomic():
+        # One apply at a time per owner: a second one waits, then compares with what the first saved.
+        User.objects.select_for_update().filter(pk=pending.owner_id).first()
         claimed = PendingImport.objects.filter(pk=pending.pk, applied_at=None).update(applied_at=now)
         if not claimed:
             return None
-        documents, _ = _parse(pending)
-        return import_parsed(documents, owner=pending.owner, now=now)
+        staged = preview_pending(pending)
+        if staged.fingerprint != previewed:
+            raise ContentError("import", None, "your content changed since this preview: look at the preview again")
+        if staged.refusals:
+            raise ContentError("import", None, staged.refusals[0])
+        report = import_parsed(staged.documents, owner=pending.owner, now=now)
+        pending.files.all().delete()  # applied: the bytes are in the content now
+        return report
 
 
 def _parse(pending):

@@ -1,20 +1,24 @@
 """What an import would do, before it is done: for each set or deck of the parsed documents, the
-items it would add, change (with the changed words marked) and remove.
+items it would add, change (with the changed words marked), move and remove, and what saving
+would refuse (removing an item learners have answered or studied).
 
-The preview matches items exactly as saving does (`sync.match_items`), so what it shows is
-what applying writes. It only reads; refusals that only saving can find (removing an item
-learners have answered) come from a dry run of the save itself (`importing.import_parsed`).
+The preview finds the set or deck and matches its items exactly as saving does
+(`sync.existing_container`, `sync.match_items`), so what it shows is what applying writes. It
+only reads, in a few queries per document whatever its size. Its `fingerprint` names the state
+of the content it compared with: applying refuses when that changed since (another import, an
+edit), so nothing is applied that was not previewed.
 """
 
 import difflib
+import hashlib
 import re
 from dataclasses import dataclass, field
 
-from django.db.models import Prefetch
+from django.db.models import Exists, OuterRef, Prefetch
 
-from ..models import Card, Choice, Deck, QuestionSet, SourceDocument
+from ..models import AttemptSlot, Card, Choice, Deck, MemoryState, PoolQuestion, Question, QuestionSet, SourceDocument
 from .documents import CARD_PARTS
-from .sync import match_items
+from .sync import existing_container, match_items
 
 CARD_LABELS = {"front": "Front", "back": "Back", "misconception": "Misconception", "correction": "Correction"}
 
@@ -37,29 +41,33 @@ class DocumentPreview:
     changed: list = field(default_factory=list)
     removed: list = field(default_factory=list)
     unchanged: int = 0
+    moved: int = 0  # items that keep their text but change place
+    refusals: list = field(default_factory=list)  # why saving would stop
+    state: str = ""  # the compared content's state, for the fingerprint
 
     @property
     def noun(self):
         return "questions" if self.document.kind == SourceDocument.Kind.QUIZ else "cards"
 
-    @property
-    def changes_anything(self):
-        return bool(self.added or self.changed or self.removed or self.existing is None
-                    or self.existing.title != self.document.title)
-
-
 def preview_documents(documents, *, owner):
     return [preview_document(document, owner=owner) for document in documents]
 
 
+def fingerprint(previews):
+    """A short digest of the state of everything `previews` compared with."""
+    return hashlib.sha256("\n".join(preview.state for preview in previews).encode()).hexdigest()[:32]
+
+
 def preview_document(document, *, owner):
     quiz = document.kind == SourceDocument.Kind.QUIZ
-    existing = _existing_container(QuestionSet if quiz else Deck, document, owner)
+    existing = existing_container(QuestionSet if quiz else Deck, document, owner)
     preview = DocumentPreview(document, existing)
     rows = _rows(existing, quiz) if existing else []
     parts = _question_parts if quiz else _card_parts
+    preview.state = _state(existing, rows, parts)
+    _refuse_another_kind(preview, owner)
     pairs, leftover = match_items(document, rows, text=(lambda item: item.stem) if quiz else (lambda item: item.front))
-    for parsed, row in pairs:
+    for position, (parsed, row) in enumerate(pairs, start=1):
         title = parsed.stem if quiz else parsed.front
         if row is None:
             preview.added.append(ItemPreview(parsed.line, title))
@@ -69,14 +77,45 @@ def preview_document(document, *, owner):
             preview.changed.append(ItemPreview(parsed.line, title, changes))
         else:
             preview.unchanged += 1
+            preview.moved += row.position != position
     preview.removed = [ItemPreview(None, row.stem if quiz else row.front) for row in leftover]
+    _refuse_removing_history(preview, leftover, quiz)
     return preview
 
 
-def _existing_container(model, document, owner):
+def _state(container, rows, parts):
+    """Everything of the set or deck the preview compared with: its title, and each item's place
+    and every part of its text."""
+    if container is None:
+        return "new"
+    items = [(row.pk, row.position, parts(row, from_row=True)) for row in sorted(rows, key=lambda row: row.pk)]
+    return f"{type(container).__name__}:{container.pk}:{container.title}:{items!r}"
+
+
+def _refuse_another_kind(preview, owner):
+    document = preview.document
     if document.file_name is None:
-        return model.objects.filter(owner=owner, source=None, title=document.title).order_by("pk").first()
-    return model.objects.filter(owner=owner, source__file_name=document.file_name).first()
+        return
+    source = SourceDocument.objects.filter(owner=owner, file_name=document.file_name).exclude(kind=document.kind).first()
+    if source:
+        preview.refusals.append(f"{document.file_name} was imported as a {source.kind} before, now it reads as a {document.kind}")
+
+
+def _refuse_removing_history(preview, leftover, quiz):
+    """Saving never deletes what learners answered, studied or an instructor assigned."""
+    if not leftover:
+        return
+    pks = [row.pk for row in leftover]
+    if quiz:
+        kept = Question.objects.filter(pk__in=pks).filter(
+            Exists(AttemptSlot.objects.filter(question=OuterRef("pk")))
+            | Exists(MemoryState.objects.filter(question=OuterRef("pk")))
+            | Exists(PoolQuestion.objects.filter(question=OuterRef("pk")))
+        )
+    else:
+        kept = Card.objects.filter(pk__in=pks).filter(Exists(MemoryState.objects.filter(card=OuterRef("pk"))))
+    for text in kept.order_by("position").values_list("stem" if quiz else "front", flat=True):
+        preview.refusals.append(f"cannot remove “{text[:80]}”: learners have answered or studied it (or it is in a question pool)")
 
 
 def _rows(container, quiz):

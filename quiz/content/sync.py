@@ -76,14 +76,19 @@ def _source_document(document, now, owner):
 
 
 def _container(model, document, source, now, owner):
-    """The set or deck of this source, or (no source) the owner's unsourced one with this title."""
-    if source:
-        found = model.objects.filter(source=source)
-    else:
-        found = model.objects.filter(owner=owner, source=None, title=document.title)
-    return found.order_by("pk").first() or model.objects.create(
+    return existing_container(model, document, owner) or model.objects.create(
         title=document.title, source=source, created_at=now, owner=owner
     )
+
+
+def existing_container(model, document, owner):
+    """The owner's set or deck that `document` updates: the one of its source document, or
+    (a document without one) their unsourced one with its title; None when it is new."""
+    if document.file_name is not None:
+        found = model.objects.filter(owner=owner, source__file_name=document.file_name)
+    else:
+        found = model.objects.filter(owner=owner, source=None, title=document.title)
+    return found.order_by("pk").first()
 
 
 def _update_title(container, title):

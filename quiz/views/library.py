@@ -52,10 +52,10 @@ def share(request, kind, pk):
 @require_http_methods(["GET", "POST"])
 @login_required
 def import_content(request):
-    bound = request.method == "POST"  # an empty POST is still a submitted form, to answer with its errors
-    form = ImportForm(request.POST if bound else None, request.FILES if bound else None)
+    # An empty POST is still a submitted form, to answer with its errors.
+    form = ImportForm(*(request.POST, request.FILES) if request.method == "POST" else ())
     context = {"form": form}
-    if request.method == "POST" and form.is_valid():
+    if form.is_bound and form.is_valid():
         files = form.documents()
         try:
             pending = stage_import(owner=request.user, files=files, format=form.cleaned_data["format"])
@@ -85,9 +85,9 @@ def import_preview(request, pending_id):
 
 def _apply(request, pending):
     try:
-        report = apply_pending(pending)
+        report = apply_pending(pending, previewed=request.POST.get("previewed", ""))
     except ContentError as error:
-        messages.error(request, f"Nothing was imported: {error}")
+        messages.error(request, f"Nothing was imported: {error.message}")
         return redirect("import_preview", pending_id=pending.pk)
     if report is None:
         messages.info(request, "This import was applied already; nothing was imported twice.")
