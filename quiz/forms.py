@@ -150,6 +150,7 @@ class BankFilterForm(forms.Form):
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["question_set"].queryset = QuestionSet.objects.visible_to(user)
+        self.fields["topic"].queryset = Topic.objects.visible_to(user)
 
     def filter(self, questions):
         if not self.is_valid():

@@ -117,11 +117,12 @@ def test_home_lists_only_what_each_learner_may_see(client, people, private_conte
 
 
 def test_a_topic_quiz_draws_only_on_visible_questions(client, people, private_content):
-    topic = private_content["topic"]
+    topic = private_content["topic"]  # tags only the student's private items
     response = signed_in(client, people["stranger"]).post(reverse("topic_quiz", args=[topic.pk]))
 
-    assert response.status_code == 302
-    assert not Attempt.objects.filter(user=people["stranger"]).exists()  # nothing of the topic to study
+    assert response.status_code == 404  # its name is not even told
+    assert not Attempt.objects.filter(user=people["stranger"]).exists()
+    assert signed_in(client, people["student"]).post(reverse("topic_quiz", args=[topic.pk])).status_code == 302
 
 
 def test_the_bank_and_a_pool_take_only_questions_their_instructor_may_see(client, people, private_content):
@@ -131,6 +132,7 @@ def test_the_bank_and_a_pool_take_only_questions_their_instructor_may_see(client
     pool.add_questions([question.pk for question in others])
 
     assert "Student set" not in page and "Class set" not in page
+    assert "Secret topic" not in page  # a topic of private items only is not offered as a filter
     assert not pool.entries.exists()
     make_pool(people["teacher"], questions=[]).add_questions([q.pk for q in private_content["shared"].questions.all()])
     assert people["teacher"].question_pools.get(title="Week 1 quiz").entries.count() == 3
@@ -198,3 +200,22 @@ def test_the_assignment_page_says_which_questions_stay_open_to_practice(client, 
     page = client.get(reverse("assignment", args=[held_assignment["assignment"].pk])).content.decode()
 
     assert "1 question of this pool" in page and "is not yours" in page
+
+
+def test_held_questions_leave_the_dashboard_figures_and_an_instructor_learners_downloads(client, people, held_assignment):
+    from quiz.progress.mastery import memory_summary
+
+    own = held_assignment["own"]
+    for question in own.questions.all():
+        scheduling.rate(user=people["student"], kind="question", item=question, rating=1, source="review",
+                        now=timezone.now() - timedelta(days=30))
+    summary = memory_summary(user=people["student"], now=timezone.now())
+    assert (summary.due_now, summary.mistakes, summary.sets) == (0, 0, [])
+
+    colleague = people["other_teacher"]
+    people["teacher"].classrooms.get().join(colleague)  # an instructor learning in a colleague's class
+    client.force_login(colleague)
+    own.visibility = Visibility.EVERYONE
+    own.save()
+    assert client.get(reverse("download_set", args=[own.pk, "gift"])).status_code == 404
+    assert client.get(reverse("download_set", args=[held_assignment["library"].pk, "gift"])).status_code == 200

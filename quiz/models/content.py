@@ -44,10 +44,21 @@ class User(AbstractUser):
         return local.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
+class TopicQuerySet(models.QuerySet):
+    def visible_to(self, user):
+        """Topics of content `user` may see: a name tagging only someone's private items is theirs."""
+        questions = Question.objects.visible_to(user).filter(topics=OuterRef("pk"))
+        cards = Card.objects.filter(deck__in=Deck.objects.visible_to(user), topics=OuterRef("pk"))
+        return self.filter(Exists(questions) | Exists(cards))
+
+
 class Topic(models.Model):
-    """A tag on questions and cards ("NVLink", "Parallelism"), for mastery by topic and focused study."""
+    """A tag on questions and cards ("NVLink", "Parallelism"), for mastery by topic and focused study.
+    Names are shared by everyone's content; which topics a user is shown follows what they may see."""
 
     name = models.CharField(max_length=100, unique=True)
+
+    objects = TopicQuerySet.as_manager()
 
     class Meta:
         ordering = ["name"]

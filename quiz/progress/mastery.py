@@ -28,7 +28,7 @@ from django.db.models import Count, F, Min, OuterRef, Q, Sum
 from django.db.models.functions import Coalesce
 from django.db.models.lookups import LessThan
 
-from quiz.models import MemoryState, ReviewLog, count_of
+from quiz.models import MemoryState, Question, ReviewLog, count_of
 from quiz.study import scheduling
 
 from .activity import EPOCH, local_day_number
@@ -106,7 +106,9 @@ class MemorySummary:
 
 def memory_summary(*, user, now, exam_moment=None, target=0.9):
     """Everything the dashboard reads from the memory table (see the module doc for the queries)."""
-    mine = MemoryState.objects.for_user(user)
+    # Questions an assignment holds back are out of every figure, as they are out of the queue.
+    held = Question.objects.held_back_from(user, now).values("pk")
+    mine = MemoryState.objects.for_user(user).exclude(question__in=held)
     numbers = _mastery_numbers(now, exam_moment, target)
     summary = MemorySummary(
         sets=_set_mastery(mine, numbers),

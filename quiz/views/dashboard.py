@@ -46,7 +46,7 @@ def exam_settings(request):
 @login_required
 def topic_quiz(request, topic_id):
     """A quiz over every question of one topic: the focused session behind a weak topic."""
-    topic = get_object_or_404(Topic, pk=topic_id)
+    topic = get_object_or_404(Topic.objects.visible_to(request.user), pk=topic_id)
     sets = QuestionSet.objects.visible_to(request.user)
     questions = (
         Question.objects.practisable_by(request.user, timezone.now())
@@ -57,7 +57,7 @@ def topic_quiz(request, topic_id):
         deck = Deck.objects.visible_to(request.user).filter(cards__topics=topic).order_by("pk").first()
         if deck:
             return redirect("study_deck", deck_id=deck.pk)
-        messages.info(request, f"“{topic.name}” has no questions or cards yet.")
+        messages.info(request, f"“{topic.name}”: nothing to practise now (an assignment holds its questions back until its due date).")
         return redirect("home")
     attempt = Attempt.objects.start_custom(
         user=request.user, purpose=f"topic-{topic.pk}", title=f"Topic: {topic.name}", questions=questions

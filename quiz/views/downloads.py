@@ -3,28 +3,34 @@ a spreadsheet (the content part of "bring your own content": what comes in can g
 
 A question set's file is its answer key, so only whoever may already read it whole downloads
 it: its owner, or an instructor building quizzes (who sees the bank's answers anyway). A
-learner never gets the answers of a set they could still be tested on. A deck's backs are
+learner never gets the answers of a set they could still be tested on (nor does an instructor
+who is a learner in a colleague's class). A deck's backs are
 what studying shows on every flip, so any deck a user may see can be downloaded.
 """
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
+from django.utils import timezone
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_safe
 
 from quiz.content.documents import ExportError
 from quiz.content.export import export_one, formats_for
-from quiz.models import Deck, QuestionSet
+from quiz.models import Deck, Question, QuestionSet
 
 CONTENT_TYPES = {"json": "application/json", "csv": "text/csv"}
 
 
 def downloadable_sets(user):
-    if user.is_instructor:
-        return QuestionSet.objects.visible_to(user)
-    return QuestionSet.objects.owned_by(user)
+    """A user's own sets; for an instructor also the sets they may see, but for any whose
+    questions an assignment holds back from them (an instructor may be a learner in a class)."""
+    if not user.is_instructor:
+        return QuestionSet.objects.owned_by(user)
+    held = Question.objects.held_back_from(user, timezone.now()).filter(question_set=OuterRef("pk"))
+    return QuestionSet.objects.visible_to(user).exclude(Exists(held))
 
 
 @require_safe
