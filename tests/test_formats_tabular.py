@@ -130,3 +130,10 @@ def test_an_edited_row_updates_its_card_in_place(tmp_path):
 
     udp.refresh_from_db()
     assert (Card.objects.count(), udp.back) == (2, "Fast and unreliable")
+
+
+def test_an_answer_in_superscript_digits_is_a_choice_text_not_a_number():
+    # "²".isdigit() is true but int("²") fails: the answer is matched as text.
+    documents, _ = parse_document("stem,choice1,choice2,answer\nPick?,²,0,²\n".encode(), "sup.csv", "csv")
+
+    assert documents[0].items[0].choices == [("²", True), ("0", False)]

@@ -217,7 +217,7 @@ class _Table:
         by_label = None
         if len(answer) == 1 and answer.isascii() and answer.isalpha():
             by_label = ord(answer.upper()) - ord("A") + 1
-        elif answer.isdigit() and len(answer) <= 2:
+        elif answer.isascii() and answer.isdigit() and len(answer) <= 2:  # "²".isdigit() is true too
             by_label = int(answer)
         by_label = by_label if by_label in positions else None
         if by_text is None and by_label is None:

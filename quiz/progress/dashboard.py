@@ -80,8 +80,10 @@ def study_now(summary, sets, decks):
     deck = studyable[weakest.key] if weakest else next(iter(studyable.values()), None)
     if deck:
         return {"kind": "deck", "deck": deck}
+    # Never a set an assignment holds back from practice (its Start would be refused).
+    practisable = [s for s in sets if s.question_count and not s.practice_held]
     weak_set = next((m.key for m in summary.sets), None)
-    question_set = next((s for s in sets if s.pk == weak_set), None) or next((s for s in sets if s.question_count), None)
+    question_set = next((s for s in practisable if s.pk == weak_set), None) or next(iter(practisable), None)
     if question_set:
         return {"kind": "quiz", "question_set": question_set}
     return None
