@@ -11,7 +11,16 @@ from django.db import transaction
 from django.db.models import Max, ProtectedError
 
 from quiz.content.sync import set_topics, sync_choices
-from quiz.models import AttemptSlot, Card, Choice, Deck, MemoryState, Question, QuestionSet, SourceDocument
+from quiz.models import (
+    AttemptSlot,
+    Card,
+    Choice,
+    Deck,
+    MemoryState,
+    Question,
+    QuestionSet,
+    SourceDocument,
+)
 
 CARD_FIELDS = ("front", "back", "misconception", "correction")
 

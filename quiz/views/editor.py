@@ -13,7 +13,11 @@ from django.db.models import Prefetch
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from django.views.decorators.http import (
+    require_http_methods,
+    require_POST,
+    require_safe,
+)
 from django_htmx.http import reswap, retarget
 
 from quiz.editor import changes
@@ -21,7 +25,12 @@ from quiz.editor.forms import CardForm, QuestionForm
 from quiz.lib.http import navigate, render_page
 from quiz.models import Choice, QuestionSet
 
-from .access import own_card_or_404, own_deck_or_404, own_question_or_404, own_set_or_404
+from .access import (
+    own_card_or_404,
+    own_deck_or_404,
+    own_question_or_404,
+    own_set_or_404,
+)
 
 SET_PAGE, DECK_PAGE = "library/question_set.html", "library/deck.html"
 
