@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.urls import path
 
-from quiz.views import accounts, classes, dashboard, downloads, health, history, library, quizzes, study, teach
+from quiz.views import accounts, classes, dashboard, downloads, editor, health, history, library, quizzes, study, teach
 
 urlpatterns = [
     path("", dashboard.home, name="home"),
@@ -29,7 +29,7 @@ urlpatterns = [
     path("review/answers/<int:review_id>/", study.review_answer, name="review_answer"),
     path("study/undo/", study.undo, name="undo"),
     path("mistakes/retake/", study.retake_mistakes, name="retake_mistakes"),
-    # History
+    # One's own content
     path("library/", library.library, name="library"),
     path("library/import/", library.import_content, name="import_content"),
     path("library/import/<int:pending_id>/", library.import_preview, name="import_preview"),
@@ -37,7 +37,22 @@ urlpatterns = [
     path("library/decks/<int:pk>/sharing/", library.share, {"kind": "decks"}, name="share_deck"),
     path("library/sets/<int:pk>/download/<str:format>/", downloads.download, {"kind": "sets"}, name="download_set"),
     path("library/decks/<int:pk>/download/<str:format>/", downloads.download, {"kind": "decks"}, name="download_deck"),
-
+    # The editor: one's own sets and decks, item by item
+    path("library/sets/<int:set_id>/", editor.edit_set, name="edit_set"),
+    path("library/sets/<int:set_id>/questions/new/", editor.new_question, name="new_question"),
+    path("library/sets/<int:set_id>/duplicate/", editor.duplicate_set, name="duplicate_set"),
+    path("library/sets/<int:set_id>/delete/", editor.delete_set, name="delete_set"),
+    path("library/questions/<int:question_id>/", editor.edit_question, name="edit_question"),
+    path("library/questions/<int:question_id>/move/", editor.move_question, name="move_question"),
+    path("library/questions/<int:question_id>/delete/", editor.delete_question, name="delete_question"),
+    path("library/decks/<int:deck_id>/", editor.edit_deck, name="edit_deck"),
+    path("library/decks/<int:deck_id>/cards/new/", editor.new_card, name="new_card"),
+    path("library/decks/<int:deck_id>/duplicate/", editor.duplicate_deck, name="duplicate_deck"),
+    path("library/decks/<int:deck_id>/delete/", editor.delete_deck, name="delete_deck"),
+    path("library/cards/<int:card_id>/", editor.edit_card, name="edit_card"),
+    path("library/cards/<int:card_id>/move/", editor.move_card, name="move_card"),
+    path("library/cards/<int:card_id>/delete/", editor.delete_card, name="delete_card"),
+    # History
     path("attempts/", history.attempt_list, name="attempt_list"),
     path("history/cards/", history.card_history, name="card_history"),
     path("history/download/", history.download_history, name="download_history"),

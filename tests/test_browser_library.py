@@ -79,7 +79,7 @@ def test_an_instructor_imports_gift_and_assigns_it_and_a_learner_imports_a_deck(
     outsider.get_by_role("button", name="Apply").click()
     deck = Deck.objects.get()
     assert deck.owner.username == "outsider"
-    outsider.get_by_test_id("my-deck").locator("h3 a").click()
+    outsider.get_by_test_id("my-deck").get_by_role("link", name="Study", exact=True).click()  # the deck page
     outsider.get_by_role("link", name="Study", exact=True).click()
     outsider.wait_for_load_state("load")
     outsider.keyboard.press("Space")

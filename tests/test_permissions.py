@@ -50,6 +50,21 @@ URLS = {
     "share_deck": ("own", "post", lambda w: [w["private_deck"].pk], lambda w: {"visibility": "everyone"}),
     "download_set": ("own", "get", lambda w: [w["private_set"].pk, "json"], None),
     "download_deck": ("own", "get", lambda w: [w["private_deck"].pk, "csv"], None),
+    # The editor: the learner's own set and deck, and their items.
+    "edit_set": ("own", "get", lambda w: [w["private_set"].pk], None),
+    "new_question": ("own", "get", lambda w: [w["private_set"].pk], None),
+    "duplicate_set": ("own", "post", lambda w: [w["private_set"].pk], lambda w: {}),
+    "delete_set": ("own", "get", lambda w: [w["private_set"].pk], None),
+    "edit_question": ("own", "get", lambda w: [w["own_question"].pk], None),
+    "move_question": ("own", "post", lambda w: [w["own_question"].pk], lambda w: {"direction": "down"}),
+    "delete_question": ("own", "get", lambda w: [w["own_question"].pk], None),
+    "edit_deck": ("own", "get", lambda w: [w["private_deck"].pk], None),
+    "new_card": ("own", "get", lambda w: [w["private_deck"].pk], None),
+    "duplicate_deck": ("own", "post", lambda w: [w["private_deck"].pk], lambda w: {}),
+    "delete_deck": ("own", "get", lambda w: [w["private_deck"].pk], None),
+    "edit_card": ("own", "get", lambda w: [w["own_card"].pk], None),
+    "move_card": ("own", "post", lambda w: [w["own_card"].pk], lambda w: {"direction": "down"}),
+    "delete_card": ("own", "get", lambda w: [w["own_card"].pk], None),
     "attempt": ("own", "get", lambda w: [w["attempt"].pk], None),
     "attempt_question": ("own", "get", lambda w: [w["attempt"].pk, 1], None),
     "attempt_results": ("own", "get", lambda w: [w["finished"].pk], None),
@@ -99,6 +114,7 @@ URLS = {
 PAGES_WITH_A_FORM = {
     "signup", "password_reset", "login", "attempt_question", "study_deck", "review_due", "drill", "study_settings", "join_class",
     "join_class_with_code", "new_pool", "pool", "new_assignment", "assignment", "import_content", "import_preview",
+    "new_question", "edit_question", "delete_question", "delete_set", "new_card", "edit_card", "delete_card", "delete_deck",
 }
 
 
@@ -150,8 +166,10 @@ def world(db):
         "review": ReviewLog.objects.get(user=learner),
         "override": AssignmentOverride.objects.create(assignment=assignment, learner=learner, max_attempts=3),
         # The learner's own content, and an import they have not applied yet.
-        "private_set": make_question_set("Learner's set", owner=learner),
-        "private_deck": make_deck("Learner's deck", owner=learner),
+        "private_set": (private_set := make_question_set("Learner's set", owner=learner)),
+        "private_deck": (private_deck := make_deck("Learner's deck", owner=learner)),
+        "own_question": private_set.questions.order_by("pk").first(),
+        "own_card": private_deck.cards.order_by("pk").first(),
         "pending_import": stage_import(owner=learner, files=[("notes", b"::q:: Which? {=a ~b}\n")]),
         "assigned_attempt": Attempt.objects.create_with_slots(
             user=learner, questions=question_set.questions.all(), feedback="immediate",

@@ -94,7 +94,7 @@ def _source_name(container):
 
 
 def _export_question_set(question_set):
-    questions = sorted(question_set.questions.all(), key=lambda q: (q.position, q.key))
+    questions = sorted((q for q in question_set.questions.all() if not q.is_retired), key=lambda q: (q.position, q.key))
     return {
         "title": question_set.title,
         "source": _source_name(question_set),
@@ -114,7 +114,7 @@ def _question_data(question):
 
 
 def _export_deck_data(deck):
-    cards = sorted(deck.cards.all(), key=lambda c: (c.position, c.key))
+    cards = sorted((c for c in deck.cards.all() if not c.is_retired), key=lambda c: (c.position, c.key))
     return {
         "title": deck.title,
         "source": _source_name(deck),

@@ -121,8 +121,8 @@ def _refuse_removing_history(preview, leftover, quiz):
 def _rows(container, quiz):
     if quiz:
         choices = Prefetch("choices", Choice.objects.order_by("position", "pk"))
-        return list(container.questions.prefetch_related(choices, "topics"))
-    return list(Card.objects.filter(deck=container).prefetch_related("topics"))
+        return list(container.questions.current().prefetch_related(choices, "topics"))
+    return list(Card.objects.current().filter(deck=container).prefetch_related("topics"))
 
 
 def _question_parts(item, *, from_row):

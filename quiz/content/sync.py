@@ -111,15 +111,14 @@ def _update_source(source, document, content_changed, now):
 def _save_questions(document, question_set):
     outcome = Outcome(document)
     topics = _topic_rows(document.items)
-    existing = list(
-        question_set.questions.prefetch_related(Prefetch("choices", Choice.objects.order_by("position", "pk")), "topics")
-    )
+    rows = question_set.questions.prefetch_related(Prefetch("choices", Choice.objects.order_by("position", "pk")), "topics")
+    existing, retired_keys = _current_and_retired(rows)
     pairs, leftover = match_items(document, existing, text=lambda item: item.stem)
     _warn_about_edited_history(document, outcome, pairs, Question, "question", text=lambda item: item.stem)
     for question in leftover:
-        _delete(document, question, f"cannot remove question {_named(question.key, question.stem)}: learners have answered it")
+        _delete(document.file, question, f"cannot remove question {_named(question.key, question.stem)}: learners have answered it")
         outcome.deleted += 1
-    keys = KeyChooser(row.key for _, row in pairs if row is not None)
+    keys = KeyChooser([*(row.key for _, row in pairs if row is not None), *retired_keys])
     for position, (parsed, question) in enumerate(pairs, start=1):
         if question is None:
             question = _create_question(question_set, parsed, position, keys.claim(parsed.key, parsed.stem))
@@ -128,6 +127,14 @@ def _save_questions(document, question_set):
         elif _update_question(document, question, parsed, position, topics):
             outcome.updated += 1
     return outcome
+
+
+def _current_and_retired(rows):
+    """The rows a document is matched against, and the keys of retired rows. A retired item
+    (deleted in the editor, kept for its history) is no longer the document's to update or
+    remove, but its key stays taken. Split in Python: one query, as before retiring existed."""
+    rows = list(rows)
+    return [row for row in rows if not row.is_retired], [row.key for row in rows if row.is_retired]
 
 
 def match_items(document, existing, *, text):
@@ -210,7 +217,7 @@ def _create_question(question_set, parsed, position, key):
 
 def _update_question(document, question, parsed, position, topics):
     changed = _changed_fields(question, position=position, stem=parsed.stem, explanation=parsed.explanation)
-    choices_changed = _sync_choices(document, question, parsed.choices)
+    choices_changed = sync_choices(question, parsed.choices, file=document.file)
     topics_changed = _sync_topics(question, parsed.topics, topics)
     if changed or choices_changed or topics_changed:
         # updated_at also moves when only the choices or topics changed: the question did change.
@@ -226,8 +233,9 @@ def _changed_fields(instance, **values):
     return changed
 
 
-def _sync_choices(document, question, parsed_choices):
-    """Make the question's choices match the source without changing what any row means.
+def sync_choices(question, parsed_choices, *, file=None):
+    """Make the question's choices match the source (or the editor's form: `parsed_choices`
+    are (text, is_correct)) without changing what any row means.
 
     Learners' answers point at choice rows (for statistics; the attempt itself keeps a
     snapshot), so a row must keep its text across re-imports: a choice is matched first by
@@ -243,7 +251,7 @@ def _sync_choices(document, question, parsed_choices):
     matched_pks = {choice.pk for choice in matches.values()}
     removed = [choice for choice in existing if choice.pk not in matched_pks]
     for choice in removed:
-        _delete(document, choice, f"cannot remove choice {choice.text[:40]!r} of question {question.key}")
+        _delete(file, choice, f"cannot remove choice {choice.text[:40]!r} of question {question.key}")
     _clear_stale_marks(matches, wanted)
     for position, text, correct in wanted:
         choice = matches.get(position)
@@ -285,12 +293,13 @@ def _clear_stale_marks(matches, wanted):
 def _save_cards(document, deck):
     outcome = Outcome(document)
     topics = _topic_rows(document.items)
-    pairs, leftover = match_items(document, list(deck.cards.prefetch_related("topics")), text=lambda item: item.front)
+    existing, retired_keys = _current_and_retired(deck.cards.prefetch_related("topics"))
+    pairs, leftover = match_items(document, existing, text=lambda item: item.front)
     _warn_about_edited_history(document, outcome, pairs, Card, "card", text=lambda item: item.front)
     for card in leftover:
-        _delete(document, card, f"cannot remove card {_named(card.key, card.front)}: learners have studied it")
+        _delete(document.file, card, f"cannot remove card {_named(card.key, card.front)}: learners have studied it")
         outcome.deleted += 1
-    keys = KeyChooser(row.key for _, row in pairs if row is not None)
+    keys = KeyChooser([*(row.key for _, row in pairs if row is not None), *retired_keys])
     for position, (parsed, card) in enumerate(pairs, start=1):
         texts = {name: getattr(parsed, name) for name in CARD_PARTS}
         if card is None:
@@ -308,7 +317,11 @@ def _save_cards(document, deck):
 
 def _topic_rows(items):
     """{name: Topic} for every topic the items name, creating the missing rows."""
-    names = {name for item in items for name in item.topics or ()}
+    return topic_rows({name for item in items for name in item.topics or ()})
+
+
+def topic_rows(names):
+    """{name: Topic} for these names, creating the missing rows."""
     if not names:
         return {}
     rows = {topic.name: topic for topic in Topic.objects.filter(name__in=names)}
@@ -323,6 +336,11 @@ def _topic_rows(items):
 def _add_topics(item, names, topics):
     if names:
         item.topics.add(*(topics[name] for name in names))
+
+
+def set_topics(item, names):
+    """Make a question's or card's topics exactly `names` (the editor's form); True if changed."""
+    return _sync_topics(item, names, topic_rows(set(names)))
 
 
 def _sync_topics(item, names, topics):
@@ -341,8 +359,8 @@ def _sync_topics(item, names, topics):
     return True
 
 
-def _delete(document, instance, message):
+def _delete(file, instance, message):
     try:
         instance.delete()
     except ProtectedError as error:
-        raise ContentError(document.file, None, message) from error
+        raise ContentError(file, None, message) from error

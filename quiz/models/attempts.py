@@ -42,7 +42,7 @@ class AttemptQuerySet(models.QuerySet):
             return existing, False
         try:
             attempt = self.create_with_slots(
-                user=user, questions=question_set.questions.all(), feedback=feedback, rng=rng, question_set=question_set
+                user=user, questions=question_set.questions.current(), feedback=feedback, rng=rng, question_set=question_set
             )
         except IntegrityError:
             return self.for_user(user).unfinished().get(question_set=question_set), False

@@ -112,6 +112,7 @@ class QuestionPool(models.Model):
         pool's owner may see) in id order."""
         questions = (
             Question.objects.visible_to(self.owner)
+            .current()
             .filter(pk__in=question_ids)
             .exclude(pool_entries__pool=self)
             .order_by("pk")
@@ -144,7 +145,7 @@ class QuestionPool(models.Model):
     def questions_for_attempt(self, rng=random):
         """The questions one attempt gets: all in order, or a random draw from the pool."""
         questions = list(
-            Question.objects.filter(pool_entries__pool=self).order_by("pool_entries__position")
+            Question.objects.current().filter(pool_entries__pool=self).order_by("pool_entries__position")
         )
         if self.draw_count and self.draw_count < len(questions):
             return rng.sample(questions, k=self.draw_count)

@@ -164,7 +164,8 @@ class QuestionSetQuerySet(OwnedContentQuerySet):
         holds some of its questions back from practice (`practice_held`). One query."""
         from .attempts import Attempt
 
-        sets = self.annotate(question_count=Count("questions", distinct=True))
+        current = Q(questions__retired_at__isnull=True)
+        sets = self.annotate(question_count=Count("questions", filter=current, distinct=True))
         if not user.is_authenticated:
             return sets
         mine = Attempt.objects.filter(user=user, question_set=OuterRef("pk"))
@@ -195,7 +196,44 @@ class QuestionSet(OwnedContent):
         return self.title
 
 
-class QuestionQuerySet(models.QuerySet):
+class RetirableQuerySet(models.QuerySet):
+    def current(self):
+        """Items not retired: what new attempts, study, pools, the bank and exports draw from."""
+        return self.filter(retired_at__isnull=True)
+
+    def retired(self):
+        return self.filter(retired_at__isnull=False)
+
+    def in_use(self):
+        """Items something refers to, which deleting would take from it: learners' memories,
+        and for questions also attempt slots (answered or not) and question pools."""
+        from .memory import MemoryState
+
+        used = Exists(MemoryState.objects.filter(**{self.model._meta.model_name: OuterRef("pk")}))
+        if self.model is Question:
+            from .attempts import AttemptSlot
+            from .classes import PoolQuestion
+
+            used |= Exists(AttemptSlot.objects.filter(question=OuterRef("pk")))
+            used |= Exists(PoolQuestion.objects.filter(question=OuterRef("pk")))
+        return self.filter(used)
+
+
+class Retirable(models.Model):
+    """An item its owner deleted after learners used it: kept (with their answers and reviews
+    pointing at it) but offered to nobody any more."""
+
+    retired_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def is_retired(self):
+        return self.retired_at is not None
+
+
+class QuestionQuerySet(RetirableQuerySet):
     def visible_to(self, user):
         return self.filter(question_set__in=QuestionSet.objects.visible_to(user))
 
@@ -218,7 +256,7 @@ class QuestionQuerySet(models.QuerySet):
         return self.exclude(pk__in=self.model.objects.held_back_from(user, now).values("pk"))
 
 
-class Question(models.Model):
+class Question(Retirable):
     question_set = models.ForeignKey(QuestionSet, on_delete=models.CASCADE, related_name="questions")
     # Stable across edits of the text ("Question 3" stays q3), so re-importing updates in place
     # and keeps every attempt that refers to the question.
@@ -273,7 +311,7 @@ class DeckQuerySet(OwnedContentQuerySet):
     def with_counts_for(self, user, now=None):
         """Annotate card_count and, for a signed-in learner, new, learning and due-now counts,
         each a correlated subquery on the indexed memory table (one query in all)."""
-        decks = self.annotate(card_count=count_of(Card.objects.filter(deck=OuterRef("pk"))))
+        decks = self.annotate(card_count=count_of(Card.objects.current().filter(deck=OuterRef("pk"))))
         if not user.is_authenticated:
             return decks
         from .memory import MemoryState
@@ -281,7 +319,8 @@ class DeckQuerySet(OwnedContentQuerySet):
         now = now or timezone.now()
         mine = MemoryState.objects.filter(user=user, kind=MemoryState.Kind.CARD, card__deck=OuterRef("pk"))
         return decks.annotate(
-            studied_count=count_of(mine),
+            # Of current cards only, so `new_count` (cards minus studied) stays right after a retirement.
+            studied_count=count_of(mine.filter(card__retired_at__isnull=True)),
             learning_count=count_of(mine.filter(phase__in=MemoryState.LEARNING_PHASES)),
             due_count=count_of(mine.filter(phase=MemoryState.Phase.REVIEW, due__lte=now)),
         )
@@ -311,7 +350,7 @@ class Deck(OwnedContent):
         return self.card_count - self.studied_count
 
 
-class Card(models.Model):
+class Card(Retirable):
     deck = models.ForeignKey(Deck, on_delete=models.CASCADE, related_name="cards")
     key = models.CharField(max_length=64)
     position = models.PositiveIntegerField()
@@ -321,6 +360,8 @@ class Card(models.Model):
     correction = models.TextField(blank=True)
     topics = models.ManyToManyField(Topic, blank=True, related_name="cards")
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = RetirableQuerySet.as_manager()
 
     class Meta:
         ordering = ["deck_id", "position"]

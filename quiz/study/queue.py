@@ -45,8 +45,8 @@ class Scope:
         """The cards new ones are drawn from: the session's deck (the view checked the learner
         may see it), or every deck the learner may see."""
         if self.deck is not None:
-            return Card.objects.filter(deck=self.deck)
-        return Card.objects.filter(deck__in=Deck.objects.visible_to(user))
+            return Card.objects.current().filter(deck=self.deck)
+        return Card.objects.current().filter(deck__in=Deck.objects.visible_to(user))
 
 
 @dataclass

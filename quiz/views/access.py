@@ -8,7 +8,19 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import OuterRef
 from django.shortcuts import get_object_or_404
 
-from quiz.models import Assignment, Attempt, AttemptSlot, Classroom, QuestionPool, User, count_of
+from quiz.models import (
+    Assignment,
+    Attempt,
+    AttemptSlot,
+    Card,
+    Classroom,
+    Deck,
+    Question,
+    QuestionPool,
+    QuestionSet,
+    User,
+    count_of,
+)
 
 
 def own_attempt_or_404(request, attempt_id):
@@ -27,6 +39,26 @@ def own_slot_or_404(request, attempt_id, position):
     )
     return get_object_or_404(slots, attempt_id=attempt_id, attempt__user=request.user, position=position)
 
+
+# The editor's fetches: only the user's own content, never the library (the admin edits it)
+# nor what others share; a retired item is not editable.
+
+def own_set_or_404(request, set_id):
+    return get_object_or_404(QuestionSet.objects.owned_by(request.user), pk=set_id)
+
+
+def own_deck_or_404(request, deck_id):
+    return get_object_or_404(Deck.objects.owned_by(request.user), pk=deck_id)
+
+
+def own_question_or_404(request, question_id):
+    questions = Question.objects.current().filter(question_set__in=QuestionSet.objects.owned_by(request.user))
+    return get_object_or_404(questions.select_related("question_set"), pk=question_id)
+
+
+def own_card_or_404(request, card_id):
+    cards = Card.objects.current().filter(deck__in=Deck.objects.owned_by(request.user))
+    return get_object_or_404(cards.select_related("deck"), pk=card_id)
 
 
 def instructor_required(view):

@@ -49,7 +49,8 @@ def topic_quiz(request, topic_id):
     topic = get_object_or_404(Topic.objects.visible_to(request.user), pk=topic_id)
     sets = QuestionSet.objects.visible_to(request.user)
     questions = (
-        Question.objects.practisable_by(request.user, timezone.now())
+        Question.objects.current()
+        .practisable_by(request.user, timezone.now())
         .filter(topics=topic, question_set__in=sets)
         .order_by("question_set", "position")
     )

@@ -34,7 +34,7 @@ Source = ReviewLog.Source
 @login_required
 def deck(request, deck_id):
     deck = get_object_or_404(Deck.objects.visible_to(request.user).with_counts_for(request.user), pk=deck_id)
-    cards = Paginator(deck.cards.order_by("position"), settings.QUIZ_PAGE_SIZE).get_page(request.GET.get("page"))
+    cards = Paginator(deck.cards.current().order_by("position"), settings.QUIZ_PAGE_SIZE).get_page(request.GET.get("page"))
     return render(request, "quiz/deck.html", {"deck": deck, "page": cards, "deck_formats": list(DECK_FORMATS)})
 
 
@@ -275,7 +275,8 @@ def card_info(request, card_id):
 def retake_mistakes(request):
     catch_up_learner(request.user)
     questions = (
-        Question.objects.practisable_by(request.user, timezone.now())
+        Question.objects.current()
+        .practisable_by(request.user, timezone.now())
         .filter(pk__in=MemoryState.objects.for_user(request.user).last_answered_wrong().values("question"))
         .order_by("question_set", "position")
     )

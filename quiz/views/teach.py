@@ -123,7 +123,7 @@ def pool(request, pool_id):
             return redirect(pool)
     bank_filter = BankFilterForm(request.GET or None, user=request.user)
     chosen = pool.entries.values("question")
-    bank = bank_filter.filter(Question.objects.visible_to(request.user).exclude(pk__in=chosen).select_related("question_set"))
+    bank = bank_filter.filter(Question.objects.visible_to(request.user).current().exclude(pk__in=chosen).select_related("question_set"))
     bank_page = Paginator(bank.order_by("question_set__title", "position"), settings.QUIZ_PAGE_SIZE).get_page(
         request.GET.get("page")
     )

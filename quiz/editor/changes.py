@@ -1,0 +1,181 @@
+"""What the editor writes: a question or card saved from its form, items moved, removed
+(deleted, or retired when learners used them), and whole sets and decks copied or deleted.
+
+Keyword-only functions over several models, like `quiz.content.sync`, whose choice and
+topic rules they share so an edit and a re-import treat rows the same way.
+"""
+
+import secrets
+
+from django.db import transaction
+from django.db.models import Max, ProtectedError
+
+from quiz.content.sync import set_topics, sync_choices
+from quiz.models import (
+    AttemptSlot,
+    Card,
+    Choice,
+    Deck,
+    MemoryState,
+    Question,
+    QuestionSet,
+    SourceDocument,
+)
+
+CARD_FIELDS = ("front", "back", "misconception", "correction")
+
+
+def new_key(prefix):
+    """A key for an item made in the editor: random, so it never takes the identity of an item a
+    document imports later (`q3`), nor of a retired one."""
+    return f"{prefix}-{secrets.token_hex(5)}"
+
+
+@transaction.atomic
+def save_question(*, question_set, question=None, stem, explanation, choices, topics):
+    """Create a question at the end of the set, or update `question`. `choices` are
+    (text, is_correct) in order. Choice rows keep their meaning (matched by text first), so
+    statistics on a choice never jump to another text."""
+    if question is None:
+        question = Question(question_set=question_set, key=new_key("q"), position=_next_position(question_set.questions))
+    question.stem, question.explanation = stem, explanation
+    question.save()
+    sync_choices(question, choices)
+    set_topics(question, topics)
+    return question
+
+
+@transaction.atomic
+def save_card(*, deck, card=None, topics, **texts):
+    """Create a card at the end of the deck, or update `card`; `texts` are its four sides."""
+    if card is None:
+        card = Card(deck=deck, key=new_key("c"), position=_next_position(deck.cards))
+    for name in CARD_FIELDS:
+        setattr(card, name, texts[name])
+    card.save()
+    set_topics(card, topics)
+    return card
+
+
+def _next_position(items):
+    return (items.aggregate(last=Max("position"))["last"] or 0) + 1
+
+
+def siblings(item):
+    """The other items of the item's set or deck (retired ones included)."""
+    if isinstance(item, Question):
+        return Question.objects.filter(question_set=item.question_set_id)
+    return Card.objects.filter(deck=item.deck_id)
+
+
+@transaction.atomic
+def move_item(item, direction):
+    """Swap the item with the current item before ("up") or after ("down") it, then number the
+    current items 1, 2, 3... Rows are locked, so two moves at once cannot lose one."""
+    items = list(siblings(item).current().select_for_update().order_by("position", "pk"))
+    index = next((i for i, row in enumerate(items) if row.pk == item.pk), None)
+    other = None if index is None else index + {"up": -1, "down": 1}.get(direction, 0)
+    if other is None or other == index or not 0 <= other < len(items):
+        return False
+    items[index], items[other] = items[other], items[index]
+    for position, row in enumerate(items, start=1):
+        row.position = position
+    type(item).objects.bulk_update(items, ["position"])
+    return True
+
+
+def remove_item(item, *, now):
+    """Delete an item nobody used; retire one that learners answered or studied (or that a
+    question pool holds), keeping it for their history. Returns True if it was retired."""
+    if not type(item).objects.filter(pk=item.pk).in_use().exists():
+        try:
+            with transaction.atomic():
+                item.delete()
+            return False
+        except ProtectedError:
+            pass  # a learner started on it meanwhile: retire it after all
+    type(item).objects.filter(pk=item.pk).update(retired_at=now)
+    item.retired_at = now
+    return True
+
+
+def learners_by_item(items):
+    """{item pk: how many learners have history with it}, for retired items: two queries for
+    questions (attempts, memories), one for cards, whatever the number of items."""
+    items = list(items)
+    if not items:
+        return {}
+    kind = "question" if isinstance(items[0], Question) else "card"
+    pairs = set(MemoryState.objects.filter(**{f"{kind}__in": items}).values_list(f"{kind}_id", "user_id"))
+    if kind == "question":
+        pairs |= set(AttemptSlot.objects.filter(question__in=items).values_list("question_id", "attempt__user_id"))
+    counts = dict.fromkeys((item.pk for item in items), 0)
+    for pk, _ in pairs:
+        counts[pk] += 1
+    return counts
+
+
+def copy_title(title):
+    suffix, room = " (copy)", QuestionSet._meta.get_field("title").max_length
+    return title[: room - len(suffix)] + suffix
+
+
+@transaction.atomic
+def duplicate_set(question_set, *, owner, now):
+    """A private copy for `owner` of the set's current questions: new keys, no source, no history."""
+    copy = QuestionSet.objects.create(title=copy_title(question_set.title), owner=owner, created_at=now)
+    originals = list(question_set.questions.current().order_by("position", "pk").prefetch_related("choices", "topics"))
+    copies = Question.objects.bulk_create(
+        Question(question_set=copy, key=new_key("q"), position=n, stem=q.stem, explanation=q.explanation)
+        for n, q in enumerate(originals, start=1)
+    )
+    Choice.objects.bulk_create(
+        Choice(question=new, text=c.text, is_correct=c.is_correct, position=c.position)
+        for old, new in zip(originals, copies)
+        for c in old.choices.all()
+    )
+    _copy_topics(Question, "question", originals, copies)
+    return copy
+
+
+@transaction.atomic
+def duplicate_deck(deck, *, owner, now):
+    """A private copy for `owner` of the deck's current cards: new keys, no source, no history."""
+    copy = Deck.objects.create(title=copy_title(deck.title), owner=owner, created_at=now)
+    originals = list(deck.cards.current().order_by("position", "pk").prefetch_related("topics"))
+    copies = Card.objects.bulk_create(
+        Card(deck=copy, key=new_key("c"), position=n, **{name: getattr(c, name) for name in CARD_FIELDS})
+        for n, c in enumerate(originals, start=1)
+    )
+    _copy_topics(Card, "card", originals, copies)
+    return copy
+
+
+def _copy_topics(model, name, originals, copies):
+    through = model.topics.through
+    through.objects.bulk_create(
+        through(**{f"{name}_id": new.pk, "topic_id": topic.pk})
+        for old, new in zip(originals, copies)
+        for topic in old.topics.all()
+    )
+
+
+def delete_container(container):
+    """Delete a set or deck (and the record of the document it came from) when nothing refers
+    to it; False, with nothing deleted, when learners' history or a question pool does."""
+    if _in_use(container):
+        return False
+    source_id = container.source_id
+    try:
+        with transaction.atomic():
+            container.delete()
+            SourceDocument.objects.filter(pk=source_id).delete()
+    except ProtectedError:
+        return False  # used meanwhile
+    return True
+
+
+def _in_use(container):
+    if isinstance(container, QuestionSet):
+        return container.attempts.exists() or container.questions.in_use().exists()
+    return container.cards.in_use().exists()

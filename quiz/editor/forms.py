@@ -1,0 +1,147 @@
+"""The editor's forms, with the importer's rules: at least two choices, exactly one right, no
+empty or repeated choice text, a card's misconception and correction both or neither, texts
+and topic names within the import limits. Each problem is reported on the field it concerns.
+
+The question form's choice rows are numbered fields (`choice_1`, `choice_2`, ...) and one
+`correct` radio; adding, removing and moving rows is a round trip (`rearranged`) that
+re-renders the form without validating or saving, so it works without JavaScript.
+"""
+
+from django import forms
+
+from quiz.content.documents import MAX_TEXT, ContentError, topic_names
+
+MAX_CHOICES = 12
+NEW_QUESTION_CHOICES = 4
+
+
+def _text(label, *, required=True, rows=2, help_text=""):
+    return forms.CharField(
+        label=label, required=required, max_length=MAX_TEXT, help_text=help_text,
+        widget=forms.Textarea(attrs={"rows": rows}), error_messages={"required": f"{label}: write something here."},
+    )
+
+
+class TopicsField(forms.CharField):
+    """Comma-separated topic names, cleaned to a list as an import's `Topics:` line is."""
+
+    def __init__(self, **kwargs):
+        super().__init__(required=False, help_text="Comma-separated, e.g. Networking, NVLink", **kwargs)
+
+    def clean(self, value):
+        try:
+            return topic_names(super().clean(value), None, None)
+        except ContentError as error:
+            raise forms.ValidationError(error.message[0].upper() + error.message[1:]) from error
+
+
+def topics_text(item):
+    return ", ".join(topic.name for topic in item.topics.all())
+
+
+class QuestionForm(forms.Form):
+    stem = _text("Question", rows=3)
+    explanation = _text("Explanation", required=False, help_text="Shown after the learner answers.")
+    topics = TopicsField()
+
+    def __init__(self, data=None, *, rows=None, **kwargs):
+        """`rows` are the (text, is_correct) choices an unbound form shows; a bound form
+        reads its rows from `data`."""
+        super().__init__(data, **kwargs)
+        count = _row_count(data) if data is not None else len(rows)
+        for number in range(1, count + 1):
+            self.fields[f"choice_{number}"] = _text(f"Choice {number}", required=False, rows=1)
+        self.fields["correct"] = forms.TypedChoiceField(
+            label="Correct choice", coerce=int, required=False, choices=[(n, n) for n in range(1, count + 1)]
+        )
+        if data is None:
+            self.initial.update((f"choice_{n}", text) for n, (text, _) in enumerate(rows, start=1))
+            self.initial["correct"] = next((n for n, (_, right) in enumerate(rows, start=1) if right), None)
+        self.choice_count = count
+
+    @classmethod
+    def for_question(cls, question):
+        initial = {"stem": question.stem, "explanation": question.explanation, "topics": topics_text(question)}
+        return cls(initial=initial, rows=[(c.text, c.is_correct) for c in question.choices.all()])
+
+    @classmethod
+    def blank(cls):
+        return cls(rows=[("", False)] * NEW_QUESTION_CHOICES)
+
+    @classmethod
+    def rearranged(cls, data, operation):
+        """The form as the user left it, with one change to its choice rows: "add", or
+        "remove-N", "up-N", "down-N" for row N. Unbound: nothing is checked or saved yet."""
+        count = _row_count(data)
+        correct = data.get("correct", "")
+        rows = [(data.get(f"choice_{n}", ""), correct == str(n)) for n in range(1, count + 1)]
+        action, _, number = operation.partition("-")
+        index = int(number) - 1 if number.isascii() and number.isdigit() else -1
+        if action == "add" and count < MAX_CHOICES:
+            rows.append(("", False))
+        elif action == "remove" and 0 <= index < count:
+            rows.pop(index)
+        elif action in ("up", "down") and 0 <= index < count:
+            other = index - 1 if action == "up" else index + 1
+            if 0 <= other < count:
+                rows[index], rows[other] = rows[other], rows[index]
+        initial = {name: data.get(name, "") for name in ("stem", "explanation", "topics")}
+        return cls(initial=initial, rows=rows)
+
+    @property
+    def choice_rows(self):
+        """[(number, text field, is marked correct)] for the template."""
+        marked = str(self["correct"].value() or "")
+        return [(n, self[f"choice_{n}"], marked == str(n)) for n in range(1, self.choice_count + 1)]
+
+    def clean(self):
+        cleaned = super().clean()
+        texts = {}
+        for number in range(1, self.choice_count + 1):
+            name = f"choice_{number}"
+            text = cleaned.get(name)
+            if text == "":
+                self.add_error(name, f"Choice {number} has no text: write it, or remove the choice.")
+            elif text in texts:
+                self.add_error(name, f"Same text as choice {texts[text]}: learners could not tell them apart.")
+            elif text is not None:
+                texts[text] = number
+        if self.choice_count < 2:
+            self.add_error(None, "A question needs at least 2 choices: add another.")
+        correct = cleaned.get("correct")
+        if correct in (None, ""):
+            self.add_error("correct", "Mark the one correct choice.")
+        cleaned["choices"] = [(cleaned.get(f"choice_{n}"), n == correct) for n in range(1, self.choice_count + 1)]
+        return cleaned
+
+
+def _row_count(data):
+    """How many choice rows a submitted form has: `choice_1`, `choice_2`, ... while present."""
+    count = 0
+    while count < MAX_CHOICES and f"choice_{count + 1}" in data:
+        count += 1
+    return count
+
+
+class CardForm(forms.Form):
+    front = _text("Front")
+    back = _text("Back")
+    misconception = _text(
+        "Misconception", required=False, help_text="A wrong belief about it, shown as a myth in the drill."
+    )
+    correction = _text("Correction", required=False, help_text="Why the misconception is wrong.")
+    topics = TopicsField()
+
+    @classmethod
+    def for_card(cls, card):
+        initial = {name: getattr(card, name) for name in ("front", "back", "misconception", "correction")}
+        return cls(initial={**initial, "topics": topics_text(card)})
+
+    def clean(self):
+        cleaned = super().clean()
+        misconception, correction = cleaned.get("misconception"), cleaned.get("correction")
+        if misconception and correction == "":
+            self.add_error("correction", "Say why the misconception is wrong: a card has both, or neither.")
+        if correction and misconception == "":
+            self.add_error("misconception", "Write the misconception this corrects: a card has both, or neither.")
+        return cleaned

@@ -1,0 +1,252 @@
+"""The editor: a page per owned set or deck listing its items, each edited in place with HTMX
+or on its own page without JavaScript; items added, moved, deleted (retired when learners
+used them); sets and decks copied and deleted.
+
+Only the user's own content: every fetch goes through an `own_*_or_404` helper. Destructive
+actions are POST-only behind a confirmation page (or hx-confirm). The rules are in
+`quiz.editor`; these views read the request and pick the response.
+"""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import Prefetch
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import (
+    require_http_methods,
+    require_POST,
+    require_safe,
+)
+from django_htmx.http import reswap, retarget
+
+from quiz.editor import changes
+from quiz.editor.forms import CardForm, QuestionForm
+from quiz.lib.http import navigate, render_page
+from quiz.models import Choice, QuestionSet
+
+from .access import (
+    own_card_or_404,
+    own_deck_or_404,
+    own_question_or_404,
+    own_set_or_404,
+)
+
+SET_PAGE, DECK_PAGE = "library/question_set.html", "library/deck.html"
+
+
+# --- The set's and the deck's pages ----------------------------------------------------------------
+
+@require_safe
+@login_required
+def edit_set(request, set_id):
+    return _container_page(request, own_set_or_404(request, set_id))
+
+
+@require_safe
+@login_required
+def edit_deck(request, deck_id):
+    return _container_page(request, own_deck_or_404(request, deck_id))
+
+
+def _container_page(request, container):
+    """The page, or (HTMX) its list of items, after a move, a removal or an addition."""
+    is_set = isinstance(container, QuestionSet)
+    if is_set:
+        ordered_choices = Prefetch("choices", Choice.objects.order_by("position", "pk"))
+        items = container.questions.prefetch_related(ordered_choices, "topics")
+    else:
+        items = container.cards.prefetch_related("topics")
+    items = list(items.order_by("position", "pk"))
+    retired = [item for item in items if item.is_retired]
+    learners = changes.learners_by_item(retired)
+    for item in retired:
+        item.learner_count = learners[item.pk]
+    context = {"container": container, "items": [item for item in items if not item.is_retired], "retired": retired}
+    return render_page(request, SET_PAGE if is_set else DECK_PAGE, "items", context)
+
+
+def _container_url(container):
+    if isinstance(container, QuestionSet):
+        return reverse("edit_set", args=[container.pk])
+    return reverse("edit_deck", args=[container.pk])
+
+
+# --- One item: new, edited, moved, deleted ---------------------------------------------------------
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def new_question(request, set_id):
+    return _question_editor(request, own_set_or_404(request, set_id), None)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def edit_question(request, question_id):
+    question = own_question_or_404(request, question_id)
+    return _question_editor(request, question.question_set, question)
+
+
+def _question_editor(request, question_set, question):
+    """GET shows the form; POST either changes its choice rows (add, remove, move: the form
+    comes back, nothing saved) or saves it (`op=save`, also what Enter sends)."""
+    operation = request.POST.get("op", "save")
+    if request.method == "GET":
+        form = QuestionForm.for_question(question) if question else QuestionForm.blank()
+    elif operation != "save":
+        form = QuestionForm.rearranged(request.POST, operation)
+    else:
+        form = QuestionForm(request.POST)
+        if form.is_valid():
+            fields = {name: form.cleaned_data[name] for name in ("stem", "explanation", "choices", "topics")}
+            saved = changes.save_question(question_set=question_set, question=question, **fields)
+            return _saved(request, question_set, saved, created=question is None)
+    return _editor_form(request, "library/question_edit.html", question_set, question, form)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def new_card(request, deck_id):
+    return _card_editor(request, own_deck_or_404(request, deck_id), None)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def edit_card(request, card_id):
+    card = own_card_or_404(request, card_id)
+    return _card_editor(request, card.deck, card)
+
+
+def _card_editor(request, deck, card):
+    if request.method == "GET":
+        form = CardForm.for_card(card) if card else CardForm()
+    else:
+        form = CardForm(request.POST)
+        if form.is_valid():
+            saved = changes.save_card(deck=deck, card=card, **form.cleaned_data)
+            return _saved(request, deck, saved, created=card is None)
+    return _editor_form(request, "library/card_edit.html", deck, card, form)
+
+
+def _editor_form(request, template, container, item, form):
+    """The form's page, or (HTMX) the form alone to put in the item's place; 400 with the
+    errors when a save was refused."""
+    editor_id = f"{type(item).__name__.lower()}-{item.pk}" if item else "new-item-form"
+    form.auto_id = f"{editor_id}-%s"  # two editors open on one page must not share ids
+    context = {"container": container, "item": item, "form": form, "editor_id": editor_id}
+    return render_page(request, template, "editor", context, status=400 if form.errors else 200)
+
+
+def _saved(request, container, item, *, created):
+    """After a save: the page (no JavaScript), the item in place of its form (an edit), or the
+    whole list with the new item (an addition, whose form sat below the list)."""
+    if not request.htmx:
+        messages.success(request, "Added." if created else "Saved.")
+        return redirect(f"{_container_url(container)}#{type(item).__name__.lower()}-{item.pk}")
+    if created:
+        return reswap(retarget(_container_page(request, container), "#items"), "outerHTML")
+    template = SET_PAGE if isinstance(container, QuestionSet) else DECK_PAGE
+    item = type(item).objects.prefetch_related(*(["choices"] if template == SET_PAGE else []), "topics").get(pk=item.pk)
+    return render_page(request, template, "item", {"container": container, "item": item})
+
+
+@require_POST
+@login_required
+def move_question(request, question_id):
+    question = own_question_or_404(request, question_id)
+    return _moved(request, question.question_set, question)
+
+
+@require_POST
+@login_required
+def move_card(request, card_id):
+    card = own_card_or_404(request, card_id)
+    return _moved(request, card.deck, card)
+
+
+def _moved(request, container, item):
+    changes.move_item(item, request.POST.get("direction"))
+    if request.htmx:
+        return _container_page(request, container)
+    return redirect(f"{_container_url(container)}#{type(item).__name__.lower()}-{item.pk}")
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def delete_question(request, question_id):
+    question = own_question_or_404(request, question_id)
+    return _delete_item(request, question.question_set, question, question.stem)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def delete_card(request, card_id):
+    card = own_card_or_404(request, card_id)
+    return _delete_item(request, card.deck, card, card.front)
+
+
+def _delete_item(request, container, item, text):
+    """GET asks first (the page without JavaScript); POST deletes the item, or retires it
+    when learners answered or studied it."""
+    noun = type(item).__name__.lower()
+    if request.method == "GET":
+        in_use = type(item).objects.filter(pk=item.pk).in_use().exists()
+        context = {"noun": noun, "text": text, "back": _container_url(container), "retires": in_use}
+        return render(request, "library/confirm_delete.html", context)
+    retired = changes.remove_item(item, now=timezone.now())
+    if request.htmx:
+        return _container_page(request, container)
+    if retired:
+        messages.success(request, f"Retired the {noun}: learners have used it, so it is kept for their history.")
+    else:
+        messages.success(request, f"Deleted the {noun}.")
+    return redirect(_container_url(container))
+
+
+# --- Whole sets and decks -------------------------------------------------------------------------
+
+@require_POST
+@login_required
+def duplicate_set(request, set_id):
+    copy = changes.duplicate_set(own_set_or_404(request, set_id), owner=request.user, now=timezone.now())
+    messages.success(request, f"Made “{copy.title}”, a private copy.")
+    return navigate(request, _container_url(copy))
+
+
+@require_POST
+@login_required
+def duplicate_deck(request, deck_id):
+    copy = changes.duplicate_deck(own_deck_or_404(request, deck_id), owner=request.user, now=timezone.now())
+    messages.success(request, f"Made “{copy.title}”, a private copy.")
+    return navigate(request, _container_url(copy))
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def delete_set(request, set_id):
+    return _delete_container(request, own_set_or_404(request, set_id), "questions", "answered")
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def delete_deck(request, deck_id):
+    return _delete_container(request, own_deck_or_404(request, deck_id), "cards", "studied")
+
+
+def _delete_container(request, container, nouns, used):
+    """Deleted when nothing refers to it; else refused, saying why and what to do instead
+    (retiring its items one by one keeps the history and stops offering them)."""
+    if request.method == "GET":
+        context = {"noun": "set" if nouns == "questions" else "deck", "text": container.title,
+                   "back": _container_url(container), "container": container}
+        return render(request, "library/confirm_delete.html", context)
+    if changes.delete_container(container):
+        messages.success(request, f"Deleted “{container.title}”.")
+        return navigate(request, reverse("library"))
+    messages.error(
+        request,
+        f"“{container.title}” was not deleted: learners have {used} its {nouns} (or a question pool holds "
+        f"them), and their history needs it. Delete its {nouns} instead: each is retired, kept for that "
+        "history and offered to nobody; or make it private.",
+    )
+    return navigate(request, _container_url(container))

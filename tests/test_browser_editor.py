@@ -1,0 +1,67 @@
+"""The editor in Chromium: a question edited in place (HTMX swaps the form in and the saved
+question back, a choice added and marked correct without leaving the page), and a card
+added below a deck's cards."""
+
+import pytest
+from playwright.sync_api import expect
+
+from quiz.models import Card, Question
+from tests.factories import PASSWORD, make_deck, make_question_set, make_user
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_question_is_edited_in_place_and_a_card_is_added(page):
+    owner = make_user("author")
+    question_set = make_question_set("Interconnects", questions=2, owner=owner)
+    deck = make_deck("Interconnect cards", cards=1, owner=owner)
+    question = question_set.questions.get(position=1)
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill("author")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+
+    page.get_by_role("link", name="My content", exact=True).click()
+    page.get_by_role("link", name="Interconnects").click()
+    url = page.url
+    item = page.locator(f"#question-{question.pk}")
+    item.get_by_role("link", name="Edit").click()
+
+    # The form replaced the question, in the same page.
+    editor = page.locator(f"#question-{question.pk}.editing form")
+    expect(editor.get_by_label("Question", exact=True)).to_have_value("Question 1 stem?")
+    editor.get_by_label("Question", exact=True).fill("Which link joins GPUs directly?")
+    editor.get_by_role("button", name="Add a choice").click()
+    editor = page.locator(f"#question-{question.pk}.editing form")
+    expect(editor.locator("textarea[name=choice_5]")).to_be_visible()
+    editor.get_by_label("Choice 5", exact=True).fill("NVLink")
+    editor.locator("input[name=correct][value='5']").check()
+    editor.get_by_role("button", name="Remove choice 1").click()
+    editor = page.locator(f"#question-{question.pk}.editing form")
+    expect(editor.locator("textarea[name=choice_5]")).to_have_count(0)
+    editor.get_by_label("Topics").fill("Interconnects")
+    editor.get_by_role("button", name="Save", exact=True).last.click()
+
+    saved = page.locator(f"#question-{question.pk}")
+    expect(saved.locator(".stem")).to_have_text("Which link joins GPUs directly?")
+    expect(saved.locator(".tag-correct").first).to_contain_text("NVLink")
+    assert page.url == url  # swapped in place, no page load
+    question.refresh_from_db()
+    assert question.stem == "Which link joins GPUs directly?"
+    assert question.choices.get(is_correct=True).text == "NVLink" and question.choices.count() == 4
+
+    # A card, added below the deck's cards.
+    page.get_by_role("link", name="My content", exact=True).click()
+    page.get_by_role("link", name="Interconnect cards").click()
+    page.get_by_role("link", name="Add a card").click()
+    form = page.locator("#new-item form")
+    form.get_by_label("Front").fill("NVSwitch")
+    form.get_by_label("Back").fill("Connects many GPUs with NVLink at full speed")
+    form.get_by_role("button", name="Save").click()
+    expect(page.get_by_test_id("card")).to_have_count(2)
+    expect(page.get_by_test_id("card").last).to_contain_text("NVSwitch")
+    expect(page.locator("#new-item form")).to_have_count(0)
+    assert list(Card.objects.filter(deck=deck).order_by("position").values_list("front", flat=True)) == [
+        "Front 1", "NVSwitch"
+    ]
+    assert Question.objects.count() == 2
