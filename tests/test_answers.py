@@ -8,16 +8,18 @@ import io
 from datetime import timedelta
 from io import StringIO
 
+import pytest
 from django.core.management import call_command
 from django.db import connection
 from django.urls import reverse
 
-from quiz.models import Attempt, AttemptSlot, ReviewLog
+from quiz.models import Attempt, AttemptSlot, MemoryState, ReviewLog
+from quiz.study.answers import submit_answer
 from quiz.study.catch_up import catch_up_learner
 from quiz.teaching import rules
 from tests.class_factories import NOW, make_assignment, make_classroom
 from tests.factories import make_question_set, start_attempt
-from tests.helpers import answer_at
+from tests.helpers import answer_at, correct_number, rate_item, wrong_number
 
 
 def test_immediate_feedback_schedules_each_answer_at_once(learner):
@@ -102,6 +104,22 @@ def test_the_catch_up_command_closes_and_releases_for_every_learner(learner, oth
     assert sorted(ReviewLog.objects.values_list("user__username", flat=True)) == ["alice", "bob"]
     call_command("catch_up", stdout=out)  # nothing left: running it again changes nothing
     assert ReviewLog.objects.count() == 2
+
+
+@pytest.mark.parametrize("studied_before", [False, True])
+def test_an_answer_rated_on_a_memory_that_changed_since_the_page_read_it_is_rated_on_the_fresh_one(learner, studied_before):
+    attempt = start_attempt(learner, make_question_set(questions=2))
+    slot = attempt.slots.select_related("question").get(position=1)
+    if studied_before:
+        rate_item(learner, slot.question, ReviewLog.Rating.GOOD, at=NOW - timedelta(days=1))
+    stale = MemoryState.objects.filter(user=learner).first()  # what the answer's page read (None: new)
+    rate_item(learner, slot.question, ReviewLog.Rating.GOOD, at=NOW)  # ...then a review session rated it
+
+    assert submit_answer(attempt=attempt, slot=slot, number=wrong_number(slot), now=NOW, memory=stale)
+
+    assert MemoryState.objects.get(user=learner).reps == 2 + studied_before
+    assert list(ReviewLog.objects.order_by("pk").values_list("rating", flat=True))[-2:] == [3, 1]
+    assert AttemptSlot.objects.filter(attempt=attempt, answered_at__isnull=False).count() == 1
 
 
 def test_the_pending_answers_have_a_partial_index(db):

@@ -8,9 +8,9 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from quiz.models import Attempt
+from quiz.models import Attempt, MemoryState, ReviewLog
 from tests.factories import make_question_set, start_attempt
-from tests.helpers import answer_all, answer_at, correct_number, count_queries
+from tests.helpers import answer_all, answer_at, correct_number, count_queries, question_url, rate_item
 
 # Session + user lookups that every signed-in request makes.
 AUTH = 2
@@ -70,17 +70,28 @@ def test_question_page(learner_client, learner, questions, django_assert_num_que
     assert response.status_code == 200
 
 
+# What every answer runs after the session and the user: the slot with its attempt, question,
+# the learner's memory of the question and how many questions are left open; the attempt locked
+# while open (one UPDATE, which also finishes it on the last answer and counts the score); the
+# answer recorded if the slot has none (one UPDATE).
+ANSWER = 3
+
+
 @pytest.mark.parametrize("questions", [3, 30])
-def test_answering(learner_client, learner, questions, django_assert_num_queries):
+@pytest.mark.parametrize("studied", [False, True])
+def test_answering(learner_client, learner, questions, studied, django_assert_num_queries):
     attempt = start_attempt(learner, make_question_set(questions=questions))
-    number = correct_number(attempt.slots.get(position=1))
-    # the slot with its attempt and question; the attempt locked while open (one UPDATE);
-    # the answer recorded if the slot has none (one UPDATE); the question's memory state:
-    # read, written; its log row. Eight with the session and the user, and a savepoint pair
-    # that is BEGIN/COMMIT outside the test's own transaction.
-    with django_assert_num_queries(AUTH + 6 + 2):
-        response = learner_client.post(reverse("attempt_question", args=[attempt.pk, 1]), {"choice": number})
+    slot = attempt.slots.select_related("question").get(position=1)
+    if studied:
+        rate_item(learner, slot.question, ReviewLog.Rating.GOOD)
+    # The answer's three, then the memory state written (an INSERT when new, a guarded UPDATE
+    # otherwise; read by the slot's query) and its log row. Seven with the session and the
+    # user, and a savepoint pair that is BEGIN/COMMIT outside the test's own transaction
+    # (PostgreSQL logs COMMIT only: eight).
+    with django_assert_num_queries(AUTH + ANSWER + 2 + 2):
+        response = learner_client.post(question_url(attempt, 1), {"choice": correct_number(slot)})
     assert response.status_code == 302
+    assert MemoryState.objects.get(user=learner, question=slot.question).reps == 1 + studied
 
 
 @pytest.mark.parametrize("questions", [3, 30])
@@ -127,8 +138,9 @@ def test_answering_the_last_question_finishes_the_attempt_in_the_same_queries(le
     number = correct_number(slots[2])
 
     # as any answer: the attempt's UPDATE also finishes it and counts its score
-    with django_assert_num_queries(AUTH + 6 + 2):
+    with django_assert_num_queries(AUTH + ANSWER + 2 + 2):
         learner_client.post(reverse("attempt_question", args=[attempt.pk, 3]), {"choice": number})
 
     attempt.refresh_from_db()
     assert attempt.is_finished and attempt.correct_count == 3 and attempt.last_answered_at == attempt.finished_at
+

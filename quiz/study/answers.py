@@ -32,11 +32,13 @@ def question_shown(*, stem, explanation, choices, chosen):
     }
 
 
-def submit_answer(*, attempt, slot, number, now=None):
+def submit_answer(*, attempt, slot, number, now=None, memory=scheduling.UNREAD):
     """Record the learner's pick (its number as shown); True if this call recorded it.
 
     A repeat submit (already answered) changes nothing. The answer enters the memory queue at
     once when feedback is immediate, otherwise when the attempt's answers become visible.
+    `memory`: the learner's MemoryState of the slot's question (None if new), when the page's
+    query already read it.
     """
     now = now or timezone.now()
     at_once = attempt.shows_feedback_per_question and (attempt.reveal_at is None or now >= attempt.reveal_at)
@@ -46,7 +48,7 @@ def submit_answer(*, attempt, slot, number, now=None):
                 recorded = attempt.record_answer(slot, number, now=now, claim=at_once, savepoint=False)
                 if recorded and at_once:
                     # Claimed by record_answer's own UPDATE; rated in the same transaction.
-                    if _rate_released(slot, attempt.user, now, savepoint=False) is None:
+                    if _rate_released(slot, attempt.user, now, memory=memory, savepoint=False) is None:
                         raise IntegrityError("the question's memory changed meanwhile")
                 elif recorded and attempt.is_finished:
                     release_visible_answers(attempt.slots.all(), now=now)
@@ -56,6 +58,7 @@ def submit_answer(*, attempt, slot, number, now=None):
             # one was written; record it again on the fresh state.
             slot.refresh_from_db()
             attempt.refresh_from_db()
+            memory = scheduling.UNREAD
     raise IntegrityError(f"could not record the answer to slot {slot.pk} after {RATING_TRIES} tries")
 
 
@@ -95,7 +98,7 @@ def _release(slot, user, now):
         return 0
 
 
-def _rate_released(slot, user, now, savepoint=True):
+def _rate_released(slot, user, now, *, memory=scheduling.UNREAD, savepoint=True):
     return scheduling.rate(
         savepoint=savepoint,
         user=user,
@@ -104,6 +107,7 @@ def _rate_released(slot, user, now, savepoint=True):
         rating=rating_for(slot.is_correct),
         source=ReviewLog.Source.QUIZ,
         now=now,
+        memory=memory,
         chosen_choice_id=slot.chosen_choice_id,
         shown=question_shown(
             stem=slot.stem,

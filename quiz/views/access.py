@@ -5,7 +5,7 @@ from functools import wraps
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db.models import OuterRef
+from django.db.models import FilteredRelation, OuterRef, Q
 from django.shortcuts import get_object_or_404
 
 from quiz.models import Assignment, Attempt, AttemptSlot, Classroom, QuestionPool, User, count_of
@@ -18,15 +18,22 @@ def own_attempt_or_404(request, attempt_id):
     )
 
 
-def own_slot_or_404(request, attempt_id, position):
+def own_slot_or_404(request, attempt_id, position, *, answering=False):
     """One question of the learner's own attempt, with the attempt, in one query; 404 for
-    anyone else's attempt or a position outside it."""
-    open_slots = AttemptSlot.objects.filter(attempt=OuterRef("attempt"), answered_at__isnull=True)
-    slots = AttemptSlot.objects.select_related("attempt__question_set", "attempt__user", "question").annotate(
-        unanswered_in_attempt=count_of(open_slots)  # so answering knows, without a query, if this is the last
-    )
-    return get_object_or_404(slots, attempt_id=attempt_id, attempt__user=request.user, position=position)
+    anyone else's attempt or a position outside it.
 
+    `answering` (a POST) also reads how many questions are left open and the learner's memory
+    of this question (`slot.memory`, None when new), so recording and rating the answer need
+    no read of their own."""
+    slots = AttemptSlot.objects.select_related("attempt__question_set", "attempt__user", "question")
+    if answering:
+        open_slots = AttemptSlot.objects.filter(attempt=OuterRef("attempt"), answered_at__isnull=True)
+        memory = FilteredRelation("question__memories", condition=Q(question__memories__user=request.user))
+        slots = slots.annotate(unanswered_in_attempt=count_of(open_slots), memory=memory).select_related("memory")
+    slot = get_object_or_404(slots, attempt_id=attempt_id, attempt__user=request.user, position=position)
+    if answering:
+        slot.memory = getattr(slot, "memory", None)  # the outer join sets nothing when there is no row
+    return slot
 
 
 def instructor_required(view):
