@@ -5,6 +5,7 @@ releases, so nothing waits for a second visit."""
 
 import csv
 import io
+import random
 from datetime import timedelta
 from io import StringIO
 
@@ -104,6 +105,27 @@ def test_the_catch_up_command_closes_and_releases_for_every_learner(learner, oth
     assert sorted(ReviewLog.objects.values_list("user__username", flat=True)) == ["alice", "bob"]
     call_command("catch_up", stdout=out)  # nothing left: running it again changes nothing
     assert ReviewLog.objects.count() == 2
+
+
+def test_a_question_pending_in_two_attempts_is_rated_in_answer_order(learner):
+    question_set = make_question_set(questions=1)
+    earlier, later = (
+        Attempt.objects.create_with_slots(user=learner, questions=question_set.questions.all(), feedback="deferred",
+                                          rng=random, title=f"Attempt {n}")
+        for n in (1, 2)
+    )
+    # The attempt started later is answered first (wrong), the earlier one an hour after (right);
+    # each answer finishes its attempt, and neither is released before the catch-up.
+    later.record_answer(slot := later.slots.get(), wrong_number(slot), now=NOW)
+    earlier.record_answer(slot := earlier.slots.get(), correct_number(slot), now=NOW + timedelta(hours=1))
+
+    assert catch_up_learner(learner, now=NOW + timedelta(hours=2)) == (0, 2)
+
+    first, second = ReviewLog.objects.filter(user=learner).order_by("pk")
+    assert (first.rating, first.was_new, first.state_before) == (ReviewLog.Rating.AGAIN, True, None)
+    assert (second.rating, second.was_new, second.state_before["last_rating"]) == (ReviewLog.Rating.GOOD, False, 1)
+    memory = MemoryState.objects.get(user=learner)
+    assert (memory.reps, memory.last_rating) == (2, ReviewLog.Rating.GOOD)
 
 
 @pytest.mark.parametrize("studied_before", [False, True])

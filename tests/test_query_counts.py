@@ -144,3 +144,26 @@ def test_answering_the_last_question_finishes_the_attempt_in_the_same_queries(le
     attempt.refresh_from_db()
     assert attempt.is_finished and attempt.correct_count == 3 and attempt.last_answered_at == attempt.finished_at
 
+
+@pytest.mark.parametrize("questions", [5, 40])
+def test_the_last_answer_of_a_deferred_attempt_releases_every_answer_in_the_same_queries(
+    learner_client, learner, questions, django_assert_num_queries
+):
+    attempt = start_attempt(learner, make_question_set(questions=questions), feedback=Attempt.Feedback.DEFERRED)
+    slots = list(attempt.slots.select_related("question").order_by("position"))
+    rate_item(learner, slots[0].question, ReviewLog.Rating.GOOD)  # one question studied before, the rest new
+    for slot in slots[:-1]:
+        answer_at(attempt, slot, right=slot.position % 2 == 0, at=timezone.now())
+    assert not ReviewLog.objects.filter(source=ReviewLog.Source.QUIZ).exists()
+
+    # The answer's three (its UPDATE finishes the attempt), then the release: the pending slots
+    # read and locked, claimed by one UPDATE; the learner's memory of their questions read and
+    # locked; one INSERT of the new memories, one UPDATE of the studied one, one INSERT of the
+    # log rows. With a savepoint pair, as above.
+    with django_assert_num_queries(AUTH + ANSWER + 6 + 2):
+        learner_client.post(question_url(attempt, questions), {"choice": correct_number(slots[-1])})
+
+    quiz_logs = ReviewLog.objects.filter(user=learner, source=ReviewLog.Source.QUIZ)
+    assert quiz_logs.count() == questions == attempt.slots.filter(scheduled_at__isnull=False).count()
+    assert MemoryState.objects.get(user=learner, question=slots[0].question).reps == 2
+    assert quiz_logs.filter(was_new=True).count() == questions - 1
