@@ -6,7 +6,7 @@ shows an answer before the quiz does."""
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from quiz.models import AttemptSlot, MemoryState, ReviewLog
+from quiz.models import AttemptSlot, Choice, MemoryState, ReviewLog
 
 from . import scheduling
 
@@ -154,7 +154,7 @@ def _rate_released(slot, user, now, *, memory=scheduling.UNREAD, savepoint=True)
         source=ReviewLog.Source.QUIZ,
         now=now,
         memory=memory,
-        chosen_choice_id=slot.chosen_choice_id,
+        chosen_choice_id=Choice.id_if_still_there(slot.chosen_choice_id),  # NULL, as on the slot, if deleted since
         shown=question_shown(
             stem=slot.stem,
             explanation=slot.question.explanation,
