@@ -129,7 +129,7 @@ def test_a_question_pending_in_two_attempts_is_rated_in_answer_order(learner):
 
 
 @pytest.mark.parametrize("studied_before", [False, True])
-def test_an_answer_rated_on_a_memory_that_changed_since_the_page_read_it_is_rated_on_the_fresh_one(learner, studied_before):
+def test_an_answer_on_a_memory_changed_since_its_page_read_it_is_rated_on_the_fresh_one(learner, studied_before):
     attempt = start_attempt(learner, make_question_set(questions=2))
     slot = attempt.slots.select_related("question").get(position=1)
     if studied_before:

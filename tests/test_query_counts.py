@@ -10,7 +10,14 @@ from django.utils import timezone
 
 from quiz.models import Attempt, MemoryState, ReviewLog
 from tests.factories import make_question_set, start_attempt
-from tests.helpers import answer_all, answer_at, correct_number, count_queries, question_url, rate_item
+from tests.helpers import (
+    answer_all,
+    answer_at,
+    correct_number,
+    count_queries,
+    question_url,
+    rate_item,
+)
 
 # Session + user lookups that every signed-in request makes.
 AUTH = 2

@@ -265,7 +265,8 @@ def test_rating_in_bulk_gives_exactly_what_rating_one_by_one_gives(learner, othe
     """The quiz release rates in bulk, the review session one at a time: the same ratings in the
     same order must leave the same memory and the same log, including an item rated twice."""
     first, second, third = make_question_set(questions=3).questions.all()
-    plan = [(first, Rating.GOOD), (second, Rating.AGAIN), (first, Rating.AGAIN), (first, Rating.GOOD), (third, Rating.GOOD)]
+    plan = [(first, Rating.GOOD), (second, Rating.AGAIN), (first, Rating.AGAIN), (first, Rating.GOOD),
+            (third, Rating.GOOD)]
     for user in (learner, other_learner):
         rate_item(user, second, Rating.GOOD, at=NOW - timedelta(days=3))  # studied before; the others are new
 
@@ -273,11 +274,13 @@ def test_rating_in_bulk_gives_exactly_what_rating_one_by_one_gives(learner, othe
         rate_item(learner, question, rating, at=NOW, source=ReviewLog.Source.QUIZ)
     with transaction.atomic():
         scheduling.rate_in_bulk(kind=Kind.QUESTION, now=NOW, ratings=[
-            (other_learner.pk, question.pk, {"rating": rating, "source": ReviewLog.Source.QUIZ}) for question, rating in plan
+            (other_learner.pk, question.pk, {"rating": rating, "source": ReviewLog.Source.QUIZ})
+            for question, rating in plan
         ])
 
     def memories(user):
-        return [(m.question_id, scheduling.snapshot(m)) for m in MemoryState.objects.filter(user=user).order_by("question_id")]
+        rows = MemoryState.objects.filter(user=user).order_by("question_id")
+        return [(memory.question_id, scheduling.snapshot(memory)) for memory in rows]
 
     def logs(user):
         fields = ("memory__question", "rating", "was_new", "retrievability", "due_after", "state_before")
