@@ -144,6 +144,17 @@ def test_an_answer_on_a_memory_changed_since_its_page_read_it_is_rated_on_the_fr
     assert AttemptSlot.objects.filter(attempt=attempt, answered_at__isnull=False).count() == 1
 
 
+def test_an_answer_rates_the_learners_own_memory_of_the_question(learner, learner_client, other_learner):
+    attempt = start_attempt(learner, make_question_set(questions=2))
+    slot = attempt.slots.select_related("question").get(position=1)
+    rate_item(other_learner, slot.question, ReviewLog.Rating.GOOD, at=NOW)  # read with the slot: must not be used
+
+    learner_client.post(reverse("attempt_question", args=[attempt.pk, 1]), {"choice": wrong_number(slot)})
+
+    mine, theirs = (MemoryState.objects.get(user=user, question=slot.question) for user in (learner, other_learner))
+    assert (mine.reps, mine.last_rating, theirs.reps, theirs.last_rating) == (1, 1, 1, 3)
+
+
 def test_the_pending_answers_have_a_partial_index(db):
     with connection.cursor() as cursor:
         constraints = connection.introspection.get_constraints(cursor, AttemptSlot._meta.db_table)
