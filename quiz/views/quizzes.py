@@ -93,8 +93,8 @@ def _close_if_time_is_up(request, attempt):
 
 
 def _render_question(request, attempt, slot, form, status=200):
-    context = {"attempt": attempt, "slot": slot, "form": form}
     here = reverse("attempt_question", args=[attempt.pk, slot.position])
+    context = {"attempt": attempt, "slot": slot, "form": form, "here": here}
     return render_page(request, "quiz/attempt_question.html", "question-card", context, status=status, push_url=here)
 
 
