@@ -55,8 +55,8 @@ def submit_answer(*, attempt, slot, number, now=None, memory=scheduling.UNREAD):
                     _release(attempt.slots.all(), now)
             return recorded
         except IntegrityError:
-            # Another answer to the same question rated it at the same moment: nothing of this
-            # one was written; record it again on the fresh state.
+            # Another rating of the same question landed at the same moment, or since the page
+            # read its memory: nothing of this answer was written; record it again on a fresh read.
             slot.refresh_from_db()
             attempt.refresh_from_db()
             memory = scheduling.UNREAD
