@@ -70,8 +70,8 @@ def test_my_attempts(learner_client, learner, question_set, django_assert_num_qu
 def test_question_page(learner_client, learner, questions, django_assert_num_queries):
     attempt = start_attempt(learner, make_question_set(questions=questions))
     add_finished_attempts(learner, attempt.question_set, 50)
-    # the slot with its attempt, set, user and question (and how many are left open): the
-    # page is three queries with the session and the user
+    # the slot with its attempt, set and question (the user is the signed-in one): the page
+    # is three queries with the session and the user
     with django_assert_num_queries(AUTH + 1):
         response = learner_client.get(reverse("attempt_question", args=[attempt.pk, 2]))
     assert response.status_code == 200
@@ -115,7 +115,7 @@ def test_the_feedback_page_and_the_attempt_redirect(learner_client, learner, dja
     add_finished_attempts(learner, attempt.question_set, 200)
     answer_all(attempt, right=1)
     unfinished = start_attempt(learner, make_question_set(questions=30))
-    # the slot with its attempt, set, user and question
+    # the slot with its attempt, set and question
     with django_assert_num_queries(AUTH + 1):
         assert learner_client.get(reverse("attempt_question", args=[attempt.pk, 1])).status_code == 200
     # attempt; deadline check needs none; the first unanswered slot
