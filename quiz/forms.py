@@ -63,8 +63,14 @@ class AnswerForm(forms.Form):
 
     def __init__(self, slot, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        numbers = range(1, len(slot.shown_choices) + 1)
-        self.fields["choice"].choices = [(number, number) for number in numbers]
+        self.texts = slot.choice_texts
+        self.fields["choice"].choices = [(number, number) for number in range(1, len(self.texts) + 1)]
+
+    def options(self):
+        """(number, text, checked) for each choice as shown: texts only, nothing about which is
+        right; the learner's pick is checked again when the page comes back with an error."""
+        picked = self.data.get("choice")
+        return [(number, text, str(number) == picked) for number, text in enumerate(self.texts, start=1)]
 
 
 # Longer than this is not thinking time: the learner walked away (Anki caps at 60 s by default).

@@ -5,19 +5,22 @@ releases, so nothing waits for a second visit."""
 
 import csv
 import io
+import random
 from datetime import timedelta
 from io import StringIO
 
+import pytest
 from django.core.management import call_command
 from django.db import connection
 from django.urls import reverse
 
-from quiz.models import Attempt, AttemptSlot, ReviewLog
+from quiz.models import Attempt, AttemptSlot, MemoryState, ReviewLog
+from quiz.study.answers import submit_answer
 from quiz.study.catch_up import catch_up_learner
 from quiz.teaching import rules
 from tests.class_factories import NOW, make_assignment, make_classroom
 from tests.factories import make_question_set, start_attempt
-from tests.helpers import answer_at
+from tests.helpers import answer_at, correct_number, rate_item, wrong_number
 
 
 def test_immediate_feedback_schedules_each_answer_at_once(learner):
@@ -102,6 +105,54 @@ def test_the_catch_up_command_closes_and_releases_for_every_learner(learner, oth
     assert sorted(ReviewLog.objects.values_list("user__username", flat=True)) == ["alice", "bob"]
     call_command("catch_up", stdout=out)  # nothing left: running it again changes nothing
     assert ReviewLog.objects.count() == 2
+
+
+def test_a_question_pending_in_two_attempts_is_rated_in_answer_order(learner):
+    question_set = make_question_set(questions=1)
+    earlier, later = (
+        Attempt.objects.create_with_slots(user=learner, questions=question_set.questions.all(), feedback="deferred",
+                                          rng=random, title=f"Attempt {n}")
+        for n in (1, 2)
+    )
+    # The attempt started later is answered first (wrong), the earlier one an hour after (right);
+    # each answer finishes its attempt, and neither is released before the catch-up.
+    later.record_answer(slot := later.slots.get(), wrong_number(slot), now=NOW)
+    earlier.record_answer(slot := earlier.slots.get(), correct_number(slot), now=NOW + timedelta(hours=1))
+
+    assert catch_up_learner(learner, now=NOW + timedelta(hours=2)) == (0, 2)
+
+    first, second = ReviewLog.objects.filter(user=learner).order_by("pk")
+    assert (first.rating, first.was_new, first.state_before) == (ReviewLog.Rating.AGAIN, True, None)
+    assert (second.rating, second.was_new, second.state_before["last_rating"]) == (ReviewLog.Rating.GOOD, False, 1)
+    memory = MemoryState.objects.get(user=learner)
+    assert (memory.reps, memory.last_rating) == (2, ReviewLog.Rating.GOOD)
+
+
+@pytest.mark.parametrize("studied_before", [False, True])
+def test_an_answer_on_a_memory_changed_since_its_page_read_it_is_rated_on_the_fresh_one(learner, studied_before):
+    attempt = start_attempt(learner, make_question_set(questions=2))
+    slot = attempt.slots.select_related("question").get(position=1)
+    if studied_before:
+        rate_item(learner, slot.question, ReviewLog.Rating.GOOD, at=NOW - timedelta(days=1))
+    stale = MemoryState.objects.filter(user=learner).first()  # what the answer's page read (None: new)
+    rate_item(learner, slot.question, ReviewLog.Rating.GOOD, at=NOW)  # ...then a review session rated it
+
+    assert submit_answer(attempt=attempt, slot=slot, number=wrong_number(slot), now=NOW, memory=stale)
+
+    assert MemoryState.objects.get(user=learner).reps == 2 + studied_before
+    assert list(ReviewLog.objects.order_by("pk").values_list("rating", flat=True))[-2:] == [3, 1]
+    assert AttemptSlot.objects.filter(attempt=attempt, answered_at__isnull=False).count() == 1
+
+
+def test_an_answer_rates_the_learners_own_memory_of_the_question(learner, learner_client, other_learner):
+    attempt = start_attempt(learner, make_question_set(questions=2))
+    slot = attempt.slots.select_related("question").get(position=1)
+    rate_item(other_learner, slot.question, ReviewLog.Rating.GOOD, at=NOW)  # read with the slot: must not be used
+
+    learner_client.post(reverse("attempt_question", args=[attempt.pk, 1]), {"choice": wrong_number(slot)})
+
+    mine, theirs = (MemoryState.objects.get(user=user, question=slot.question) for user in (learner, other_learner))
+    assert (mine.reps, mine.last_rating, theirs.reps, theirs.last_rating) == (1, 1, 1, 3)
 
 
 def test_the_pending_answers_have_a_partial_index(db):

@@ -10,7 +10,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from quiz.models import AssignmentOverride, Attempt, AttemptSlot, MemoryState, ReviewLog, User
+from quiz.models import AssignmentOverride, Attempt, AttemptSlot, Choice, MemoryState, ReviewLog, User
 from tests.class_factories import NOW, make_assignment, make_classroom
 from tests.factories import correct_choice, make_deck, make_question_set, start_attempt
 from tests.helpers import HTMX, correct_number, question_url, rate_item, wrong_number
@@ -112,6 +112,20 @@ def test_record_answer_reports_a_repeat_and_the_score_counts_it_once(learner, db
     attempt.refresh_from_db()
     assert attempt.correct_count == 1
     assert attempt.is_finished
+
+
+def test_a_choice_deleted_since_the_attempt_started_can_still_be_picked(learner_client, learner, question_set):
+    """An import may delete a choice that an open attempt shows: the answer is recorded from the
+    snapshot, and only the link to the live choice is empty (on the slot and in the log)."""
+    attempt = start_attempt(learner, question_set)
+    slot = attempt.slots.get(position=1)
+    Choice.objects.filter(pk=slot.shown_choices[0]["id"]).delete()
+
+    assert learner_client.post(question_url(attempt, 1), {"choice": 1}).status_code == 302
+
+    slot.refresh_from_db()
+    assert (slot.chosen_index, slot.chosen_choice) == (1, None)
+    assert ReviewLog.objects.get(user=learner).chosen_choice is None
 
 
 def test_it_refuses_a_choice_number_that_was_not_shown(learner_client, learner, question_set):

@@ -8,9 +8,16 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from quiz.models import Attempt
+from quiz.models import Attempt, MemoryState, ReviewLog
 from tests.factories import make_question_set, start_attempt
-from tests.helpers import answer_all, answer_at, correct_number, count_queries
+from tests.helpers import (
+    answer_all,
+    answer_at,
+    correct_number,
+    count_queries,
+    question_url,
+    rate_item,
+)
 
 # Session + user lookups that every signed-in request makes.
 AUTH = 2
@@ -64,24 +71,35 @@ def test_my_attempts(learner_client, learner, question_set, django_assert_num_qu
 def test_question_page(learner_client, learner, questions, django_assert_num_queries):
     attempt = start_attempt(learner, make_question_set(questions=questions))
     add_finished_attempts(learner, attempt.question_set, 50)
-    # the slot with its attempt, set, user and question (and how many are left open): the
-    # page is three queries with the session and the user
+    # the slot with its attempt, set and question (the user is the signed-in one): the page
+    # is three queries with the session and the user
     with django_assert_num_queries(AUTH + 1):
         response = learner_client.get(reverse("attempt_question", args=[attempt.pk, 2]))
     assert response.status_code == 200
 
 
+# What every answer runs after the session and the user: the slot with its attempt, question,
+# the learner's memory of the question and how many questions are left open; the attempt locked
+# while open (one UPDATE, which also finishes it on the last answer and counts the score); the
+# answer recorded if the slot has none (one UPDATE).
+ANSWER = 3
+
+
 @pytest.mark.parametrize("questions", [3, 30])
-def test_answering(learner_client, learner, questions, django_assert_num_queries):
+@pytest.mark.parametrize("studied", [False, True])
+def test_answering(learner_client, learner, questions, studied, django_assert_num_queries):
     attempt = start_attempt(learner, make_question_set(questions=questions))
-    number = correct_number(attempt.slots.get(position=1))
-    # the slot with its attempt and question; the attempt locked while open (one UPDATE);
-    # the answer recorded if the slot has none (one UPDATE); the question's memory state:
-    # read, written; its log row. Eight with the session and the user, and a savepoint pair
-    # that is BEGIN/COMMIT outside the test's own transaction.
-    with django_assert_num_queries(AUTH + 6 + 2):
-        response = learner_client.post(reverse("attempt_question", args=[attempt.pk, 1]), {"choice": number})
+    slot = attempt.slots.select_related("question").get(position=1)
+    if studied:
+        rate_item(learner, slot.question, ReviewLog.Rating.GOOD)
+    # The answer's three, then the memory state written (an INSERT when new, a guarded UPDATE
+    # otherwise; read by the slot's query) and its log row. Seven with the session and the
+    # user, and a savepoint pair that is BEGIN/COMMIT outside the test's own transaction
+    # (PostgreSQL logs COMMIT only: eight).
+    with django_assert_num_queries(AUTH + ANSWER + 2 + 2):
+        response = learner_client.post(question_url(attempt, 1), {"choice": correct_number(slot)})
     assert response.status_code == 302
+    assert MemoryState.objects.get(user=learner, question=slot.question).reps == 1 + studied
 
 
 @pytest.mark.parametrize("questions", [3, 30])
@@ -98,7 +116,7 @@ def test_the_feedback_page_and_the_attempt_redirect(learner_client, learner, dja
     add_finished_attempts(learner, attempt.question_set, 200)
     answer_all(attempt, right=1)
     unfinished = start_attempt(learner, make_question_set(questions=30))
-    # the slot with its attempt, set, user and question
+    # the slot with its attempt, set and question
     with django_assert_num_queries(AUTH + 1):
         assert learner_client.get(reverse("attempt_question", args=[attempt.pk, 1])).status_code == 200
     # attempt; deadline check needs none; the first unanswered slot
@@ -128,8 +146,32 @@ def test_answering_the_last_question_finishes_the_attempt_in_the_same_queries(le
     number = correct_number(slots[2])
 
     # as any answer: the attempt's UPDATE also finishes it and counts its score
-    with django_assert_num_queries(AUTH + 6 + 2):
+    with django_assert_num_queries(AUTH + ANSWER + 2 + 2):
         learner_client.post(reverse("attempt_question", args=[attempt.pk, 3]), {"choice": number})
 
     attempt.refresh_from_db()
     assert attempt.is_finished and attempt.correct_count == 3 and attempt.last_answered_at == attempt.finished_at
+
+
+@pytest.mark.parametrize("questions", [5, 40])
+def test_the_last_answer_of_a_deferred_attempt_releases_every_answer_in_the_same_queries(
+    learner_client, learner, questions, django_assert_num_queries
+):
+    attempt = start_attempt(learner, make_question_set(questions=questions), feedback=Attempt.Feedback.DEFERRED)
+    slots = list(attempt.slots.select_related("question").order_by("position"))
+    rate_item(learner, slots[0].question, ReviewLog.Rating.GOOD)  # one question studied before, the rest new
+    for slot in slots[:-1]:
+        answer_at(attempt, slot, right=slot.position % 2 == 0, at=timezone.now())
+    assert not ReviewLog.objects.filter(source=ReviewLog.Source.QUIZ).exists()
+
+    # The answer's three (its UPDATE finishes the attempt), then the release: the pending slots
+    # read and locked, claimed by one UPDATE; the learner's memory of their questions read and
+    # locked; one INSERT of the new memories, one UPDATE of the studied one, one INSERT of the
+    # log rows. With a savepoint pair, as above.
+    with django_assert_num_queries(AUTH + ANSWER + 6 + 2):
+        learner_client.post(question_url(attempt, questions), {"choice": correct_number(slots[-1])})
+
+    quiz_logs = ReviewLog.objects.filter(user=learner, source=ReviewLog.Source.QUIZ)
+    assert quiz_logs.count() == questions == attempt.slots.filter(scheduled_at__isnull=False).count()
+    assert MemoryState.objects.get(user=learner, question=slots[0].question).reps == 2
+    assert quiz_logs.filter(was_new=True).count() == questions - 1

@@ -162,6 +162,34 @@ def test_catching_up_from_several_requests_releases_each_answer_once(learner):
     assert ReviewLog.objects.filter(user=learner).count() == 3
 
 
+def test_last_answers_and_catch_ups_at_once_release_each_answer_once_in_order(learner):
+    """Deferred attempts over the same questions finish at the same instant as catch-ups run:
+    every answer is rated exactly once, each question's memory holds every rating."""
+    questions = make_question_set(questions=3).questions.all()
+    attempts = [
+        Attempt.objects.create_with_slots(user=learner, questions=questions, feedback="deferred", rng=random,
+                                          title=f"Attempt {n}")
+        for n in range(THREADS // 2)
+    ]
+    for attempt in attempts:
+        for slot in attempt.slots.order_by("position")[:2]:
+            attempt.record_answer(slot, correct_number(slot))
+
+    def act(index):
+        if index % 2:
+            return catch_up_learner(User.objects.get(pk=learner.pk))
+        attempt = Attempt.objects.select_related("user").get(pk=attempts[index // 2].pk)
+        slot = attempt.slots.select_related("question").get(position=3)
+        return submit_answer(attempt=attempt, slot=slot, number=wrong_number(slot))
+
+    results, errors = race(act)
+
+    assert not errors and all(results[0::2])
+    assert ReviewLog.objects.filter(user=learner).count() == 3 * len(attempts)
+    assert not AttemptSlot.objects.filter(attempt__user=learner, scheduled_at__isnull=True).exists()
+    assert set(MemoryState.objects.filter(user=learner).values_list("reps", flat=True)) == {len(attempts)}
+
+
 def _timed_attempt(learner, deadline):
     attempt = Attempt.objects.create_with_slots(user=learner, questions=make_question_set(questions=3).questions.all(),
                                                 feedback="immediate", rng=random, title="Timed")

@@ -3,6 +3,7 @@
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from django.db import transaction
 
 from quiz.lib import durations
 from quiz.models import MemoryState, ReviewLog
@@ -258,3 +259,33 @@ def test_recall_in_sql_at_the_very_moment_of_the_review_is_one(learner):
     for card, moment in zip(cards, moments):
         expression = scheduling.recall_expression(moment)
         assert MemoryState.objects.annotate(r=expression).get(card=card).r == pytest.approx(1.0)
+
+
+def test_rating_in_bulk_gives_exactly_what_rating_one_by_one_gives(learner, other_learner):
+    """The quiz release rates in bulk, the review session one at a time: the same ratings in the
+    same order must leave the same memory and the same log, including an item rated twice."""
+    first, second, third = make_question_set(questions=3).questions.all()
+    plan = [(first, Rating.GOOD), (second, Rating.AGAIN), (first, Rating.AGAIN), (first, Rating.GOOD),
+            (third, Rating.GOOD)]
+    for user in (learner, other_learner):
+        rate_item(user, second, Rating.GOOD, at=NOW - timedelta(days=3))  # studied before; the others are new
+
+    for question, rating in plan:
+        rate_item(learner, question, rating, at=NOW, source=ReviewLog.Source.QUIZ)
+    with transaction.atomic():
+        scheduling.rate_in_bulk(kind=Kind.QUESTION, now=NOW, ratings=[
+            (other_learner.pk, question.pk, {"rating": rating, "source": ReviewLog.Source.QUIZ})
+            for question, rating in plan
+        ])
+
+    def memories(user):
+        rows = MemoryState.objects.filter(user=user).order_by("question_id")
+        return [(memory.question_id, scheduling.snapshot(memory)) for memory in rows]
+
+    def logs(user):
+        fields = ("memory__question", "rating", "was_new", "retrievability", "due_after", "state_before")
+        return list(ReviewLog.objects.filter(user=user).order_by("reviewed_at", "pk").values_list(*fields))
+
+    assert memories(learner) == memories(other_learner)
+    assert MemoryState.objects.get(user=other_learner, question=first).reps == 3
+    assert logs(learner) == logs(other_learner) and len(logs(learner)) == 6

@@ -261,9 +261,8 @@ class Attempt(models.Model):
                 "seconds_spent": seconds,
                 "scheduled_at": now if claim else None,
             }
-            recorded = AttemptSlot.objects.filter(pk=slot.pk, answered_at__isnull=True).update(
-                chosen_choice=Subquery(Choice.objects.filter(pk=shown["id"]).values("pk")[:1]), **answer
-            )
+            unanswered = AttemptSlot.objects.filter(pk=slot.pk, answered_at__isnull=True)
+            recorded = unanswered.update(chosen_choice=Choice.id_if_still_there(shown["id"]), **answer)
             if not recorded:
                 transaction.set_rollback(True)  # answered already: the attempt stays as it was
                 return False

@@ -6,7 +6,7 @@ shows an answer before the quiz does."""
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from quiz.models import AttemptSlot, MemoryState, ReviewLog
+from quiz.models import AttemptSlot, Choice, MemoryState, ReviewLog
 
 from . import scheduling
 
@@ -32,11 +32,13 @@ def question_shown(*, stem, explanation, choices, chosen):
     }
 
 
-def submit_answer(*, attempt, slot, number, now=None):
+def submit_answer(*, attempt, slot, number, now=None, memory=scheduling.UNREAD):
     """Record the learner's pick (its number as shown); True if this call recorded it.
 
     A repeat submit (already answered) changes nothing. The answer enters the memory queue at
     once when feedback is immediate, otherwise when the attempt's answers become visible.
+    `memory`: the learner's MemoryState of the slot's question (None if new), when the page's
+    query already read it.
     """
     now = now or timezone.now()
     at_once = attempt.shows_feedback_per_question and (attempt.reveal_at is None or now >= attempt.reveal_at)
@@ -46,16 +48,18 @@ def submit_answer(*, attempt, slot, number, now=None):
                 recorded = attempt.record_answer(slot, number, now=now, claim=at_once, savepoint=False)
                 if recorded and at_once:
                     # Claimed by record_answer's own UPDATE; rated in the same transaction.
-                    if _rate_released(slot, attempt.user, now, savepoint=False) is None:
+                    if _rate_released(slot, attempt.user, now, memory=memory, savepoint=False) is None:
                         raise IntegrityError("the question's memory changed meanwhile")
                 elif recorded and attempt.is_finished:
-                    release_visible_answers(attempt.slots.all(), now=now)
+                    # No other request can release these yet: they see the attempt open until this commits.
+                    _release(attempt.slots.all(), now)
             return recorded
         except IntegrityError:
-            # Another answer to the same question rated it at the same moment: nothing of this
-            # one was written; record it again on the fresh state.
+            # Another rating of the same question landed at the same moment, or since the page
+            # read its memory: nothing of this answer was written; record it again on a fresh read.
             slot.refresh_from_db()
             attempt.refresh_from_db()
+            memory = scheduling.UNREAD
     raise IntegrityError(f"could not record the answer to slot {slot.pk} after {RATING_TRIES} tries")
 
 
@@ -68,34 +72,79 @@ def pending_release(slots, now):
     ).exclude(attempt__reveal_at__gt=now)
 
 
+# Answers released per transaction by a catch-up: a learner's few finished attempts take one
+# batch, the timer's catch-up for everyone several, each a fixed number of queries.
+RELEASE_BATCH = 500
+
+
 def release_visible_answers(slots, *, now=None):
-    """Put the pending answers among `slots` into the review queue, oldest answer first.
-    Returns how many were released. One query when nothing is pending."""
+    """Put the pending answers among `slots` into the review queue, in the order they were
+    given. Returns how many were released. One query when nothing is pending (and no write:
+    on SQLite a transaction takes the database's lock), otherwise a fixed number per batch."""
     now = now or timezone.now()
+    if not pending_release(slots, now).exists():
+        return 0
     released = 0
-    pending = pending_release(slots, now).select_related("question", "attempt__user")
-    # In question order: two releases at once for the same learner then take their memory
-    # rows' locks in the same order and cannot deadlock. (Each question appears once per
-    # attempt, and different questions' memories do not depend on each other's order.)
-    for slot in pending.order_by("question_id", "answered_at", "pk"):
-        released += _release(slot, slot.attempt.user, now)
+    while batch := _release_in_transaction(slots, now):
+        released += batch
+        if batch < RELEASE_BATCH:
+            break
     return released
 
 
-def _release(slot, user, now):
-    with transaction.atomic():
-        # Claim the slot first, so two requests catching up at once schedule it once.
-        if not AttemptSlot.objects.filter(pk=slot.pk, scheduled_at__isnull=True).update(scheduled_at=now):
-            return 0
-        for _ in range(RATING_TRIES):
-            if _rate_released(slot, user, now) is not None:
-                return 1
-        # Never claimed without its rating: the slot goes back to pending for the next catch-up.
-        transaction.set_rollback(True)
+def _release_in_transaction(slots, now):
+    for _ in range(RATING_TRIES):
+        try:
+            with transaction.atomic():
+                return _release(slots, now, limit=RELEASE_BATCH)
+        except IntegrityError:
+            # A first rating of one of these questions landed meanwhile: nothing of this
+            # batch was written; again, on the fresh state.
+            continue
+    return 0  # still pending: the next catch-up takes them
+
+
+def _release(slots, now, *, limit=None):
+    """Claim the pending answers among `slots` (the first `limit` in answer order) and rate
+    them all, inside the caller's transaction, in a fixed number of queries: a locked read of
+    the slots still pending (a concurrent release waits for the lock, then finds them claimed
+    and skips them), their UPDATE, then `rate_in_bulk`. Returns how many."""
+    pending = (
+        pending_release(slots, now).select_for_update(of=("self",))
+        .order_by("answered_at", "pk")  # answer order, and the same lock order for every release
+        .values(*RELEASED_FIELDS)
+    )
+    claimed = list(pending[:limit] if limit else pending)
+    if not claimed:
         return 0
+    AttemptSlot.objects.filter(pk__in=[slot["pk"] for slot in claimed]).update(scheduled_at=now)
+    ratings = [(slot["attempt__user_id"], slot["question_id"], _rating_of(slot)) for slot in claimed]
+    scheduling.rate_in_bulk(kind=MemoryState.Kind.QUESTION, ratings=ratings, now=now)
+    return len(claimed)
 
 
-def _rate_released(slot, user, now, savepoint=True):
+# What a released answer's rating and log row need, read with the claim.
+RELEASED_FIELDS = (
+    "pk", "attempt__user_id", "question_id", "question__explanation",
+    "is_correct", "chosen_choice_id", "chosen_index", "stem", "shown_choices",
+)
+
+
+def _rating_of(slot):
+    return {
+        "rating": rating_for(slot["is_correct"]),
+        "source": ReviewLog.Source.QUIZ,
+        "chosen_choice_id": slot["chosen_choice_id"],
+        "shown": question_shown(
+            stem=slot["stem"],
+            explanation=slot["question__explanation"],
+            choices=[(choice["text"], choice["correct"]) for choice in slot["shown_choices"]],
+            chosen=slot["chosen_index"],
+        ),
+    }
+
+
+def _rate_released(slot, user, now, *, memory=scheduling.UNREAD, savepoint=True):
     return scheduling.rate(
         savepoint=savepoint,
         user=user,
@@ -104,7 +153,8 @@ def _rate_released(slot, user, now, savepoint=True):
         rating=rating_for(slot.is_correct),
         source=ReviewLog.Source.QUIZ,
         now=now,
-        chosen_choice_id=slot.chosen_choice_id,
+        memory=memory,
+        chosen_choice_id=Choice.id_if_still_there(slot.chosen_choice_id),  # NULL, as on the slot, if deleted since
         shown=question_shown(
             stem=slot.stem,
             explanation=slot.question.explanation,

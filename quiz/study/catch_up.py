@@ -41,8 +41,8 @@ def catch_up_learner(user, *, now=None):
 def close_expired_attempts(attempts, *, now=None):
     """Close the expired attempts among `attempts` (one read when there are none). On its own
     for the instructor's pages over a class's attempts: scores need closed attempts, while
-    putting answers in each learner's memory queue costs a few queries per answer and is left
-    to the learners' own pages and to the timer."""
+    putting answers in each learner's memory queue writes to their memory and review log, and
+    is left to the learners' own pages and to the timer."""
     now = now or timezone.now()
     if not attempts.expired(now).exists():
         return 0

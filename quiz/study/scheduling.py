@@ -8,9 +8,11 @@ explicit `now`, so tests can run on a fixed clock.
 """
 
 from datetime import datetime
+from functools import reduce
+from operator import or_
 
 from django.db import IntegrityError, transaction
-from django.db.models import ExpressionWrapper, F, FloatField, Value
+from django.db.models import ExpressionWrapper, F, FloatField, Q, Value
 from django.db.models.functions import Floor, Greatest, Power
 from django.utils import timezone
 from fsrs import Card as FsrsCard
@@ -31,7 +33,9 @@ Phase = MemoryState.Phase
 
 def to_fsrs(memory, now):
     # An explicit card_id: without one, fsrs sleeps a millisecond to make a unique id.
-    if memory is None or memory.pk is None:
+    # Never reviewed (no row yet): a new card. A row created by a rating earlier in the same
+    # bulk has no pk yet but a review, and is rated on from its state.
+    if memory is None or memory.last_review is None:
         return FsrsCard(card_id=0, due=now)
     return FsrsCard(
         card_id=memory.pk,
@@ -90,35 +94,95 @@ def item_lookup(kind, item):
     return {"question": item} if kind == Kind.QUESTION else {"card": item}
 
 
+# `rate(memory=...)` when the caller has not read the learner's memory row of the item.
+UNREAD = object()
+
+
 def rate(*, user, kind, item, rating, source, now=None, expected_reps=None, duration_ms=None, savepoint=True,
-         **details):
+         memory=UNREAD, **details):
     """Apply one rating to the learner's memory of an item; return the ReviewLog, or None.
 
     None means the rating was refused because it is stale: `expected_reps` (the number of
     reviews the learner's screen was showing) no longer matches, which is what a double
     submit or a second tab looks like. The guarded UPDATE makes that check atomic.
 
+    `memory` is the learner's MemoryState of the item when the caller's own query already
+    read it (None: never studied), which saves a query. It may be stale by then: the write is
+    guarded by its `reps` all the same, and a stale one is refused like a concurrent rating.
+
     With `savepoint=False` the caller's transaction is the only guard (two queries fewer on
-    the answer path): a concurrent first rating of the same item then raises IntegrityError
-    out of it, and the caller tries the whole transaction again.
+    the answer path): a concurrent first rating of the same item, or one that changed the
+    memory since the caller read it, then raises IntegrityError out of it, and the caller
+    tries the whole transaction again.
     """
     now = now or timezone.now()
-    rating = Rating(rating)
-    memory = MemoryState.objects.filter(user=user, kind=kind, **item_lookup(kind, item)).first()
-    was_new = memory is None
-    if expected_reps is not None and expected_reps != (0 if was_new else memory.reps):
+    if memory is UNREAD:
+        memory = MemoryState.objects.filter(user=user, kind=kind, **item_lookup(kind, item)).first()
+    if expected_reps is not None and expected_reps != (0 if memory is None else memory.reps):
         return None
-    if was_new:
+    if memory is None:
         memory = MemoryState(user=user, kind=kind, due=now, **item_lookup(kind, item))
+    log = review(memory, rating=rating, source=source, now=now, duration_ms=duration_ms, **details)
+    if not savepoint:
+        with transaction.atomic(savepoint=False):
+            return _save_rating(memory, log)
+    try:
+        with transaction.atomic():
+            return _save_rating(memory, log)
+    except IntegrityError:  # a concurrent first rating of the same new item won
+        return None
+
+
+def rate_in_bulk(*, kind, ratings, now):
+    """Apply many ratings at once in a fixed number of queries; return their ReviewLog rows.
+
+    `ratings` are (user_id, item_id, review's keyword arguments), in the order to apply them:
+    several of one learner's item apply one after the other to the same memory. One query
+    reads and locks every memory row they touch, fsrs runs in Python, then one INSERT of the
+    new memories, one UPDATE of the others and one INSERT of the log rows.
+
+    Only inside the caller's transaction, which holds the row locks until it ends, so no other
+    rating changes these rows in between (on SQLite the transaction holds the write lock). A
+    concurrent first rating of one of the items raises IntegrityError out of it; the caller
+    tries the whole transaction again.
+    """
+    field = "question_id" if kind == Kind.QUESTION else "card_id"
+    wanted = {}
+    for user_id, item_id, _ in ratings:
+        wanted.setdefault(user_id, set()).add(item_id)
+    touched = reduce(or_, (Q(user_id=user_id, **{f"{field}__in": items}) for user_id, items in wanted.items()))
+    # Locked in one order (by pk) by every bulk rating, so two at once cannot deadlock.
+    rows = MemoryState.objects.select_for_update().filter(touched, kind=kind).order_by("pk")
+    memories = {(memory.user_id, getattr(memory, field)): memory for memory in rows}
+    known = list(memories.values())
+    logs = []
+    for user_id, item_id, arguments in ratings:
+        if (user_id, item_id) not in memories:
+            memories[user_id, item_id] = MemoryState(user_id=user_id, kind=kind, due=now, **{field: item_id})
+        logs.append(review(memories[user_id, item_id], now=now, **arguments))
+    # New rows in item order too: two bulks inserting the same items wait for each other in turn.
+    new = sorted((m for m in memories.values() if m.pk is None), key=lambda m: (m.user_id, getattr(m, field)))
+    MemoryState.objects.bulk_create(new)
+    MemoryState.objects.bulk_update(known, SNAPSHOT_FIELDS)
+    return ReviewLog.objects.bulk_create(logs)
+
+
+def review(memory, *, rating, source, now, duration_ms=None, **details):
+    """Apply one rating to `memory` in Python (an unsaved MemoryState for an item never
+    studied): its fsrs state and counts change, and the ReviewLog row that records the rating
+    is returned. No query: `rate` and `rate_in_bulk` save both."""
+    rating = Rating(rating)
+    was_new = memory.last_review is None
     before = None if was_new else snapshot(memory)
     recall = retrievability(memory, now)
     card, _ = SCHEDULER.review_card(to_fsrs(memory, now), rating, now)
     lapsed = rating == Rating.Again and memory.phase == Phase.REVIEW
     _copy_fsrs(memory, card)
+    memory.reps += 1
     memory.lapses += int(lapsed)
     memory.last_rating = int(rating)
-    log = ReviewLog(
-        user=user,
+    return ReviewLog(
+        user_id=memory.user_id,
         memory=memory,
         source=source,
         rating=int(rating),
@@ -130,33 +194,24 @@ def rate(*, user, kind, item, rating, source, now=None, expected_reps=None, dura
         state_before=before,
         **details,
     )
-    if not savepoint:
-        with transaction.atomic(savepoint=False):
-            return _save_rating(memory, was_new, log)
-    try:
-        with transaction.atomic():
-            return _save_rating(memory, was_new, log)
-    except IntegrityError:  # a concurrent first rating of the same new item won
-        return None
 
 
-def _save_rating(memory, was_new, log):
-    if not _save_guarded(memory, was_new):
+def _save_rating(memory, log):
+    if not _save_guarded(memory):
         return None
     log.memory = memory
     log.save(force_insert=True)
     return log
 
 
-def _save_guarded(memory, was_new):
-    if was_new:
-        memory.reps = 1
+def _save_guarded(memory):
+    """Save a rated memory: insert a new one, or update the row only if no other rating
+    changed it since it was read (its `reps` is still one less than this rating's)."""
+    if memory.pk is None:
         memory.save(force_insert=True)
         return True
-    fields = {name: getattr(memory, name) for name in SNAPSHOT_FIELDS if name != "reps"}
-    updated = MemoryState.objects.filter(pk=memory.pk, reps=memory.reps).update(reps=F("reps") + 1, **fields)
-    memory.reps += 1
-    return bool(updated)
+    fields = {name: getattr(memory, name) for name in SNAPSHOT_FIELDS}
+    return bool(MemoryState.objects.filter(pk=memory.pk, reps=memory.reps - 1).update(**fields))
 
 
 def last_undoable(*, user, sources, scope):

@@ -59,7 +59,7 @@ def attempt_question(request, attempt_id, position):
     A POST answers and redirects back here (post/redirect/get), so reloads and the back
     button never resubmit; HTMX follows the redirect and swaps in the feedback partial.
     """
-    slot = own_slot_or_404(request, attempt_id, position)
+    slot = own_slot_or_404(request, attempt_id, position, answering=request.method == "POST")
     attempt = slot.attempt
     results = reverse("attempt_results", args=[attempt.pk])
     if _close_if_time_is_up(request, attempt):
@@ -72,7 +72,7 @@ def attempt_question(request, attempt_id, position):
             return HttpResponseBadRequest("This attempt is finished; it takes no more answers.")
         if not form.is_valid():
             return _render_question(request, attempt, slot, form, status=400)
-        submit_answer(attempt=attempt, slot=slot, number=form.cleaned_data["choice"])
+        submit_answer(attempt=attempt, slot=slot, number=form.cleaned_data["choice"], memory=slot.memory)
     deferred = not attempt.shows_feedback_per_question
     if slot.is_answered and deferred and (request.method == "POST" or not attempt.is_finished):
         return redirect(attempt)  # deferred feedback: straight on to the next question or the results
@@ -93,8 +93,8 @@ def _close_if_time_is_up(request, attempt):
 
 
 def _render_question(request, attempt, slot, form, status=200):
-    context = {"attempt": attempt, "slot": slot, "form": form}
     here = reverse("attempt_question", args=[attempt.pk, slot.position])
+    context = {"attempt": attempt, "slot": slot, "form": form, "here": here}
     return render_page(request, "quiz/attempt_question.html", "question-card", context, status=status, push_url=here)
 
 
