@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from quiz.content.export import export_content
-from quiz.content.pending import apply_pending, stage_import
+from quiz.content.pending import apply_pending, preview_pending, stage_import
 from quiz.models import Attempt, Card, Deck, MemoryState, Question, QuestionSet
 from quiz.study import scheduling
 from quiz.study.queue import Scope, next_entry
@@ -146,7 +146,8 @@ def test_exports_and_reimports_leave_retired_items_alone(retired_question, own_s
     new = {"key": "q1", "stem": "A new first?", "explanation": "", "choices": [
         {"text": "yes", "correct": True}, {"text": "no", "correct": False}]}
     document = json.dumps({"question_sets": [{**exported, "questions": [new, *exported["questions"]]}]})
-    report = apply_pending(stage_import(owner=learner, files=[("export.json", document.encode())], format="json"))
+    pending = stage_import(owner=learner, files=[("export.json", document.encode())], format="json")
+    report = apply_pending(pending, previewed=preview_pending(pending).fingerprint)
 
     assert [outcome.created for outcome in report.outcomes] == [1]
     retired_question.refresh_from_db()
