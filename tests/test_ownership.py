@@ -219,3 +219,25 @@ def test_held_questions_leave_the_dashboard_figures_and_an_instructor_learners_d
     own.save()
     assert client.get(reverse("download_set", args=[own.pk, "gift"])).status_code == 404
     assert client.get(reverse("download_set", args=[held_assignment["library"].pk, "gift"])).status_code == 200
+
+
+def test_a_practice_quiz_cannot_start_on_a_private_or_held_set_nor_answer_a_held_question(client, people, held_assignment, private_content):
+    from tests.factories import start_attempt
+    from tests.helpers import question_url
+
+    stranger = signed_in(client, people["stranger"])
+    assert stranger.post(reverse("start_attempt", args=[private_content["set"].pk])).status_code == 404
+
+    student = people["student"]
+    own = held_assignment["own"]
+    begun_before = start_attempt(student, own)  # a practice attempt opened before the assignment
+    client.force_login(student)
+    refused = client.post(reverse("start_attempt", args=[own.pk]))
+    slot = begun_before.slots.order_by("position").first()
+    answer = client.post(question_url(begun_before, slot.position), {"choice": "1"})
+
+    assert refused.status_code == 302 and refused.url == reverse("home")
+    assert Attempt.objects.filter(user=student).count() == 1
+    assert answer.status_code == 403
+    slot.refresh_from_db()
+    assert slot.answered_at is None  # nothing recorded, no feedback shown

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import models, transaction
-from django.db.models import F, Max, Q
+from django.db.models import Exists, F, Max, OuterRef, Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -178,6 +178,22 @@ class Rules:
 class AssignmentQuerySet(models.QuerySet):
     def for_learner(self, user):
         return self.filter(classroom__enrollments__learner=user)
+
+    def holding_back(self, *, learner, question, question_owner, now, learner_for_override=None):
+        """The learner's assignments that hold a question back from practice: those showing
+        answers only after the due date (the learner's own, with an extension), until then,
+        when the question is their instructor's own. Each argument is a value or an OuterRef
+        (`learner_for_override`: the learner as seen from inside the override subquery, when
+        `learner` is an OuterRef)."""
+        extended = AssignmentOverride.objects.filter(
+            assignment=OuterRef("pk"), learner=learner_for_override or learner, due_at__gt=now
+        )
+        return self.filter(
+            classroom__enrollments__learner=learner,
+            feedback_timing=Assignment.FeedbackTiming.AFTER_DUE,
+            pool__entries__question=question,
+            classroom__owner=question_owner,
+        ).filter(Q(due_at__gt=now) | Exists(extended))
 
     def owned_by(self, user):
         return self.filter(classroom__owner=user)

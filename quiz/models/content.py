@@ -242,14 +242,10 @@ class QuestionQuerySet(RetirableQuerySet):
         """The questions `user` may not practise now: their instructor's own questions in an
         assignment of theirs that shows answers only after its due date (theirs, with an
         extension), until that date. Practising them with feedback would give the answers away."""
-        from .classes import Assignment, AssignmentOverride
+        from .classes import Assignment
 
-        extended = AssignmentOverride.objects.filter(assignment=OuterRef("pk"), learner=user, due_at__gt=now)
-        holding = (
-            Assignment.objects.for_learner(user)
-            .filter(feedback_timing=Assignment.FeedbackTiming.AFTER_DUE)
-            .filter(Q(due_at__gt=now) | Exists(extended))
-            .filter(pool__entries__question=OuterRef("pk"), classroom__owner=OuterRef("question_set__owner"))
+        holding = Assignment.objects.holding_back(
+            learner=user, question=OuterRef("pk"), question_owner=OuterRef("question_set__owner"), now=now
         )
         return self.filter(Exists(holding))
 

@@ -6,8 +6,9 @@ from functools import wraps
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import connection
-from django.db.models import F, FilteredRelation, IntegerField, Q
+from django.db.models import Exists, F, FilteredRelation, IntegerField, OuterRef, Q
 from django.db.models.expressions import RawSQL
+from django.db.models.functions import Now
 from django.shortcuts import get_object_or_404
 
 from quiz.models import Assignment, Attempt, AttemptSlot, Card, Classroom, Deck, Question, QuestionPool, QuestionSet, User
@@ -56,6 +57,17 @@ _SLOTS_TO_ANSWER = AttemptSlot.objects.select_related("attempt", "question").ann
     unanswered_in_attempt=_unanswered_in_attempt(),  # so answering knows, without a query, if this is the last
     # The attempt's user, which the view's filter makes the learner.
     memory=FilteredRelation("question__memories", condition=Q(question__memories__user=F("attempt__user"))),
+    # Whether an assignment holds the question back from its learner now (the database's clock):
+    # a practice attempt begun before the assignment must not answer it with its feedback.
+    held_back=Exists(
+        Assignment.objects.holding_back(
+            learner=OuterRef("attempt__user"),
+            learner_for_override=OuterRef(OuterRef("attempt__user")),
+            question=OuterRef("question_id"),
+            question_owner=OuterRef("question__question_set__owner"),
+            now=Now(),
+        )
+    ),
 ).select_related("memory")
 
 # The editor's fetches: only the user's own content, never the library (the admin edits it)

@@ -4,7 +4,7 @@ feedback, and the results with the review of every answer."""
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Exists, OuterRef
-from django.http import HttpResponseBadRequest
+from django.http import HttpResponseBadRequest, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -12,22 +12,29 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from quiz.forms import AnswerForm, StartAttemptForm
 from quiz.lib.http import navigate, render_page
-from quiz.models import Attempt, QuestionSet, ReviewLog
+from quiz.models import Attempt, Question, QuestionSet, ReviewLog
 from quiz.study.answers import submit_answer
 from quiz.study.catch_up import finish_and_release
 
 from .access import own_attempt_or_404, own_slot_or_404
 
+HELD_BACK = (
+    "An assignment of your class holds these questions back until its due date: practise them after it."
+)
+
 
 @require_POST
 @login_required
 def start_attempt(request, set_id):
-    question_set = get_object_or_404(QuestionSet, pk=set_id)
+    question_set = get_object_or_404(QuestionSet.objects.visible_to(request.user), pk=set_id)
     form = StartAttemptForm(request.POST)
     if not form.is_valid():
         return HttpResponseBadRequest("Unknown feedback mode.")
-    if not question_set.questions.exists():
+    if not question_set.questions.current().exists():
         messages.error(request, f"“{question_set.title}” has no questions yet.")
+        return redirect("home")
+    if Question.objects.held_back_from(request.user, timezone.now()).filter(question_set=question_set).exists():
+        messages.info(request, HELD_BACK)
         return redirect("home")
     attempt, _ = Attempt.objects.start_or_resume(
         user=request.user, question_set=question_set, feedback=form.cleaned_data["feedback"]
@@ -72,6 +79,9 @@ def attempt_question(request, attempt_id, position):
             return HttpResponseBadRequest("This attempt is finished; it takes no more answers.")
         if not form.is_valid():
             return _render_question(request, attempt, slot, form, status=400)
+        if slot.held_back and attempt.assignment_id is None:
+            messages.info(request, HELD_BACK)
+            return HttpResponseForbidden(HELD_BACK)
         submit_answer(attempt=attempt, slot=slot, number=form.cleaned_data["choice"], memory=slot.memory)
     deferred = not attempt.shows_feedback_per_question
     if slot.is_answered and deferred and (request.method == "POST" or not attempt.is_finished):
