@@ -9,21 +9,27 @@ the class, the analysed assignment and `demo` have, so a run shows it). Requests
 BENCH_CLIENTS threads (default 4) for BENCH_SECONDS (default 3) per page; the query count and
 the server time (median of BENCH_REPEAT, default 9, after one warm-up request, measured in this
 process with Django's test client on the same database) tell what a page costs apart from the
-network. A benchmark, not a test: it prints.
+network. The sizes are served side by side and measured page by page in turn, and a last table
+sets each page's server time at the largest size against the smallest. A benchmark, not a
+test: it prints.
 """
 
+import contextlib
 import os
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 from pathlib import Path
+
+import psycopg
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.servers import Browser, gunicorn_servers, manage, production_env, shared_database  # noqa: E402
+from tests.servers import Browser, gunicorn_servers, manage, production_env  # noqa: E402
 
 SIZES = [int(size) for size in os.environ.get("BENCH_ANSWERS", "10000 1000000").split()]
 DATABASES = os.environ.get("BENCH_DATABASES", "sqlite postgres").split()
@@ -140,32 +146,66 @@ print(counts[-1], round(statistics.median(times[1:]), 1))  # the first warms the
     return int(queries), float(ms)
 
 
-def measure(kind, answers):
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        if kind == "postgres":
-            os.environ["DATABASE_URL"] = PG
-        else:
-            os.environ.pop("DATABASE_URL", None)
-        with shared_database(tmp) as database_url:
-            env = production_env(database_url, tmp / "static", DJANGO_BENCHMARK="1")
+@contextlib.contextmanager
+def database(kind, tmp, answers):
+    """A fresh database URL for one size, dropped afterwards (each size has its own, side by side)."""
+    if kind != "postgres":
+        yield f"sqlite:///{tmp / f'bench{answers}.sqlite3'}"
+        return
+    parts = urllib.parse.urlsplit(PG)
+    name, admin = f"bench_{answers}_{os.getpid()}", parts._replace(path="/postgres").geturl()
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        connection.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield parts._replace(path=f"/{name}").geturl()
+    finally:
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def measure(kind):
+    """Every size seeded and served side by side, then each page measured at one size after the
+    other: on a busy machine, drift in its load falls on every size alike, not on the later one."""
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+        setups = []
+        for answers in SIZES:
+            url = stack.enter_context(database(kind, Path(tmp), answers))
+            env = production_env(url, Path(tmp) / f"static{answers}", DJANGO_BENCHMARK="1")
             ids = prepare(env, answers)
-            last = QUESTIONS - REPEAT - 1  # the rest are answered in this process below
-            positions, reserved = iter(range(1, last + 1)), iter(range(last + 1, QUESTIONS + 1))
-            rows = []
-            with gunicorn_servers(env, count=1, workers=2) as (server,):
-                for name, who, method, url in pages(ids):
-                    rows.append((name, rate(server, who, method, url, positions)))
-            costs = [server_side(env, who, method, url, reserved) for _, who, method, url in pages(ids)]
+            (server,) = stack.enter_context(gunicorn_servers(env, count=1, workers=2))
+            last = QUESTIONS - REPEAT - 1  # the rest are answered in this process (server_side)
+            setups.append((answers, env, ids, server, iter(range(1, last + 1)), iter(range(last + 1, QUESTIONS + 1))))
+        results = {answers: [] for answers in SIZES}
+        for index in range(len(pages(setups[0][2]))):
+            for answers, env, ids, server, positions, reserved in setups:
+                name, who, method, url = pages(ids)[index]
+                results[answers].append((name, rate(server, who, method, url, positions),
+                                         *server_side(env, who, method, url, reserved)))
+    for answers, _, ids, *_ in setups:
+        report(kind, answers, ids, results[answers])
+    compare(kind, results)
+
+
+def report(kind, answers, ids, rows):
     bare = rows[0][1] or 1
     print(f"\n{kind}, {answers:,} answers ({CLIENTS} clients, gunicorn 2 workers); attempts: the class "
           f"{ids['class_attempts']}, the analysed assignment {ids['assignment_attempts']}, demo {ids['demo_attempts']}")
     print(f"{'page':<18}{'req/s':>8}{'ratio':>7}{'queries':>9}{'server ms':>11}")
-    for (name, per_second), (queries, ms) in zip(rows, costs):
+    for name, per_second, queries, ms in rows:
         print(f"{name:<18}{per_second:>8.1f}{per_second / bare:>7.2f}{queries:>9}{ms:>11.1f}")
+
+
+def compare(kind, results):
+    """Server ms at the largest size against the smallest: the 'flat pages' check (1.3x at most)."""
+    small, large = min(results), max(results)
+    if small == large:
+        return
+    print(f"\n{kind}: server ms, {small:,} vs {large:,} answers")
+    for (name, _, _, before), (_, _, _, after) in zip(results[small], results[large]):
+        print(f"{name:<18}{before:>9.1f}{after:>9.1f}{after / before:>8.2f}x{'  > 1.3x' if after > 1.3 * before else ''}")
 
 
 if __name__ == "__main__":
     for kind in DATABASES:
-        for size in SIZES:
-            measure(kind, size)
+        measure(kind)
