@@ -57,7 +57,7 @@ bench: install
 	$(BIN)/python bench/run.py
 
 # EXPLAIN every query of every page on a seeded PostgreSQL DATABASE_URL; fails on a sequential
-# scan of a table that grows with history.
+# scan of a table that grows with history. Writes nothing that lasts (one rolled-back transaction).
 explain: install
 	$(BIN)/python bench/explain.py
 

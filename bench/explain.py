@@ -1,10 +1,16 @@
-"""`make explain`: every query of every page, EXPLAINed on PostgreSQL against a seeded database
-(DATABASE_URL, filled by `manage.py seed_demo`), with each sequential scan of a table that
-grows with history reported. Exits non-zero when there is one.
+"""`make explain`: every query of every page a learner and an instructor reach, EXPLAINed on
+PostgreSQL against a database filled by `manage.py seed_demo` (DATABASE_URL), with each
+sequential scan of a table that grows with history reported. Exits non-zero when there is one.
 
-    DATABASE_URL=postgres://.../bench make explain
+    DATABASE_URL=postgres://.../bench make explain            # plans of flagged queries only
+    DATABASE_URL=postgres://.../bench python bench/explain.py --analyze   # and each SELECT's time
+
+It writes nothing that lasts: the visits (an answer, ratings, sign-ins) and the quiz they
+answer run in one transaction that is rolled back, so a shared benchmark database is left as it
+was (only sequences, which no rollback resets, move on).
 """
 
+import argparse
 import os
 import re
 import sys
@@ -19,58 +25,138 @@ import django  # noqa: E402
 
 django.setup()
 
-from django.db import connection  # noqa: E402
+from django.db import connection, transaction  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
-from quiz.models import Attempt, Classroom, Question, User  # noqa: E402
+from quiz.models import Attempt, Classroom, Deck, Question, QuestionPool, ReviewLog, User  # noqa: E402
 
 # Tables whose size follows the history (answers, reviews, attempts), not the content.
 GROWING = ("quiz_attemptslot", "quiz_reviewlog", "quiz_attempt", "quiz_memorystate")
+# What a page's own work is not: the session and cache lookups, and transaction control.
+SKIPPED = ("django_session", "django_cache", "SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK")
+# `.iterator()` reads through a server-side cursor: the query is what follows the DECLARE.
+CURSOR = re.compile(r'^DECLARE "[^"]+" NO SCROLL CURSOR (?:WITH(?:OUT)? HOLD )?FOR ', re.S)
 
 
-def pages():
-    demo, teacher = User.objects.get(username="demo"), User.objects.get(username="demo_teacher")
-    attempt = Attempt.objects.start_custom(user=demo, purpose="explain", title="Explain",
-                                           questions=Question.objects.order_by("pk")[:20], feedback="immediate")
+def hidden(name, page):
+    """A hidden form field's value on the page, for the POST that follows it."""
+    found = re.search(rf'name="{name}" value="([^"]+)"', page)
+    return found.group(1) if found else ""
+
+
+def visits():
+    """(page, who, method, url, data) in the order a learner and an instructor meet them; `data`
+    may be a function of the page the same person saw last (a form's hidden field)."""
+    demo, pupil = User.objects.get(username="demo"), User.objects.get(username="demo_learner0")
+    teacher = User.objects.get(username="demo_teacher")
     classroom = Classroom.objects.get(name="Demo class")
     assignment = classroom.assignments.order_by("pk").first()
+    deck = Deck.objects.get(title="Demo deck")
+    quiz = Attempt.objects.start_custom(user=demo, purpose="explain", title="Explain",
+                                        questions=Question.objects.order_by("pk")[:20], feedback="immediate")
+    finished = Attempt.objects.for_user(demo).finished().order_by("-started_at").first()
+    answered = ReviewLog.objects.filter(user=demo, memory__kind="question").order_by("-reviewed_at").first()
+    taken = Attempt.objects.filter(assignment=assignment, user=pupil).order_by("started_at").first()
+    question_set = finished.question_set_id or Question.objects.order_by("pk").first().question_set_id
     return [
-        (demo, "get", "/"), (demo, "get", f"/attempts/{attempt.pk}/questions/1/"),
-        (demo, "post", f"/attempts/{attempt.pk}/questions/1/"), (demo, "get", "/review/"),
-        (demo, "get", "/attempts/"), (demo, "get", "/history/download/"), (demo, "get", "/history/cards/"),
-        (teacher, "get", f"/teach/classes/{classroom.pk}/gradebook/"),
-        (teacher, "get", f"/teach/classes/{classroom.pk}/responses.csv"),
-        (teacher, "get", f"/teach/assignments/{assignment.pk}/analysis/"),
+        ("dashboard", demo, "get", "/", None),
+        ("question", demo, "get", f"/attempts/{quiz.pk}/questions/1/", None),
+        ("answer", demo, "post", f"/attempts/{quiz.pk}/questions/1/", {"choice": "1"}),
+        ("attempt (where it stands)", demo, "get", f"/attempts/{quiz.pk}/", None),
+        ("review due", demo, "get", "/review/", None),
+        ("review due: answer or rate", demo, "post", "/review/",
+         lambda page: {"item": hidden("item", page), "choice": "1", "rating": "3"}),
+        ("review answer", demo, "get", f"/review/answers/{answered.pk}/", None),
+        ("deck", demo, "get", f"/decks/{deck.pk}/", None),
+        ("study deck", demo, "get", f"/decks/{deck.pk}/study/", None),
+        ("study deck: rate", demo, "post", f"/decks/{deck.pk}/study/",
+         lambda page: {"item": hidden("item", page), "rating": "3"}),
+        ("drill", demo, "get", f"/decks/{deck.pk}/drill/", None),
+        ("drill: answer", demo, "post", f"/decks/{deck.pk}/drill/",
+         lambda page: {"token": hidden("token", page), "answer": "myth"}),
+        ("card info", demo, "get", f"/cards/{deck.cards.order_by('position').first().pk}/", None),
+        ("my attempts", demo, "get", "/attempts/", None),
+        ("my attempts, page 3", demo, "get", "/attempts/?page=3", None),
+        ("my attempts, one set", demo, "get", f"/attempts/?question_set={question_set}", None),
+        ("attempt review (results)", demo, "get", f"/attempts/{finished.pk}/results/", None),
+        ("card history", demo, "get", "/history/cards/", None),
+        ("history CSV", demo, "get", "/history/download/", None),
+        ("my classes", pupil, "get", "/classes/", None),
+        ("assignment (learner)", pupil, "get", f"/assignments/{assignment.pk}/", None),
+        ("teach home", teacher, "get", "/teach/", None),
+        ("classroom", teacher, "get", f"/teach/classes/{classroom.pk}/", None),
+        ("gradebook", teacher, "get", f"/teach/classes/{classroom.pk}/gradebook/", None),
+        ("gradebook by score", teacher, "get", f"/teach/classes/{classroom.pk}/gradebook/?sort=-{assignment.pk}", None),
+        ("gradebook CSV", teacher, "get", f"/teach/classes/{classroom.pk}/gradebook.csv", None),
+        ("responses CSV", teacher, "get", f"/teach/classes/{classroom.pk}/responses.csv", None),
+        ("assignment (rules)", teacher, "get", f"/teach/assignments/{assignment.pk}/", None),
+        ("learner's attempts", teacher, "get", f"/teach/assignments/{assignment.pk}/learners/{pupil.pk}/", None),
+        ("attempt review (instructor)", teacher, "get", f"/teach/attempts/{taken.pk}/", None),
+        ("item analysis", teacher, "get", f"/teach/assignments/{assignment.pk}/analysis/", None),
+        ("pool", teacher, "get", f"/teach/pools/{QuestionPool.objects.order_by('pk').first().pk}/", None),
     ]
 
 
-def main():
+def explained(sql, analyze):
+    """The statement's plan; with `analyze`, a SELECT is run for its actual rows and time."""
+    run = analyze and sql.lstrip().upper().startswith("SELECT")
+    with connection.cursor() as cursor:
+        cursor.execute(("EXPLAIN (ANALYZE, BUFFERS) " if run else "EXPLAIN ") + sql)
+        return "\n".join(row[0] for row in cursor.fetchall())
+
+
+def statements(captured):
+    """The page's own statements, as EXPLAIN takes them."""
+    for query in captured:
+        sql = CURSOR.sub("", query["sql"])
+        if any(word in sql for word in SKIPPED):
+            continue
+        if sql.lstrip().upper().startswith(("SELECT", "UPDATE", "DELETE", "INSERT", "WITH")):
+            yield sql
+
+
+def check(page, client, method, url, data, analyze):
+    """(statements checked, statements that scan a growing table), printing each of the latter."""
+    with CaptureQueriesContext(connection) as captured:
+        response = getattr(client, method)(url, data or {})
+        body = b"".join(response.streaming_content) if hasattr(response, "streaming_content") else response.content
+    print(f"{page:<28} {method.upper():<4} {url:<52} {response.status_code}  {len(captured):>2} queries")
+    if response.status_code not in (200, 302):  # a refusal runs other queries than the page's own
+        sys.exit(f"{page}: {method.upper()} {url} answered {response.status_code}; is this a seed_demo database?")
+    checked = flagged = 0
+    for sql in statements(captured):
+        checked += 1
+        plan = explained(sql, analyze)
+        scans = [table for table in GROWING if re.search(rf"Seq Scan on {table}\b", plan)]
+        timing = re.search(r"Execution Time: ([\d.]+) ms", plan)
+        if timing:
+            print(f"    {float(timing.group(1)):8.2f} ms  {sql[:110]}")
+        if scans:
+            flagged += 1
+            print(f"  SEQUENTIAL SCAN of {', '.join(scans)}:\n    {sql[:300]}\n    " + plan.replace("\n", "\n    "))
+    return checked, flagged, body.decode(errors="replace")
+
+
+def main(analyze=False):
     if connection.vendor != "postgresql":
         sys.exit("EXPLAIN checks need PostgreSQL: set DATABASE_URL to a database filled by seed_demo")
-    problems = 0
-    for user, method, url in pages():
-        client = Client()
-        client.force_login(user)
-        with CaptureQueriesContext(connection) as captured:
-            response = getattr(client, method)(url, {"choice": "1"} if method == "post" else {})
-            if hasattr(response, "streaming_content"):
-                b"".join(response.streaming_content)
-        print(f"{method.upper()} {url}: {len(captured)} queries")
-        for query in captured:
-            sql = query["sql"]
-            if not sql.lstrip().upper().startswith(("SELECT", "UPDATE", "DELETE")) or "django_session" in sql:
-                continue
-            with connection.cursor() as cursor:
-                cursor.execute("EXPLAIN " + sql)
-                plan = "\n".join(row[0] for row in cursor.fetchall())
-            scans = [table for table in GROWING if re.search(rf"Seq Scan on {table}\b", plan)]
-            if scans:
-                problems += 1
-                print(f"  SEQUENTIAL SCAN of {', '.join(scans)}:\n    {sql[:300]}\n    " + plan.replace("\n", "\n    "))
-    print(f"\n{problems} quer{'y' if problems == 1 else 'ies'} scan a growing table")
-    return 1 if problems else 0
+    checked = flagged = 0
+    with transaction.atomic():  # rolled back below: the database is left as it was
+        clients, last_page, pages = {}, {}, visits()
+        for page, user, method, url, data in pages:
+            if user.pk not in clients:
+                clients[user.pk] = Client()
+                clients[user.pk].force_login(user)
+            data = data(last_page.get(user.pk, "")) if callable(data) else data
+            n, bad, last_page[user.pk] = check(page, clients[user.pk], method, url, data, analyze)
+            checked, flagged = checked + n, flagged + bad
+        transaction.set_rollback(True)
+    print(f"\n{checked} statements of {len(pages)} visits explained; {flagged} scan a growing table sequentially")
+    return 1 if flagged else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--analyze", action="store_true", help="run each SELECT (EXPLAIN ANALYZE) and print its time")
+    sys.exit(main(analyze=parser.parse_args().analyze))

