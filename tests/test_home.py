@@ -52,3 +52,16 @@ def test_decks_are_listed(client, db):
     make_question_set("Other")
 
     assert "Memory cards" in client.get(reverse("home")).content.decode()
+
+
+def test_the_lists_show_a_page_at_a_time(learner_client, db):
+    for n in range(25):
+        make_question_set(f"Set {n:02d}", questions=1)
+
+    first = learner_client.get(reverse("home")).content.decode()
+    second = learner_client.get(reverse("home") + "?sets=2").content.decode()
+    nonsense = learner_client.get(reverse("home") + "?sets=²").content.decode()
+
+    assert first.count('class="card set-card"') == 20 and 'href="?sets=2"' in first
+    assert second.count('class="card set-card"') == 5 and "Set 24" in second and 'href="?sets=3"' not in second
+    assert nonsense.count('class="card set-card"') == 20  # an unreadable page number is the first page

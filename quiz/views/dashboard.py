@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST, require_safe
 
 from quiz.forms import ExamForm
+from quiz.lib.pages import PeekPage
 from quiz.models import Attempt, Deck, Question, QuestionSet, Topic
 from quiz.progress.dashboard import dashboard_context
 from quiz.study.catch_up import catch_up_learner
@@ -18,13 +19,15 @@ from quiz.study.catch_up import catch_up_learner
 
 @require_safe
 def home(request):
-    sets = QuestionSet.objects.visible_to(request.user).with_progress_for(request.user)
-    decks = Deck.objects.visible_to(request.user).with_counts_for(request.user)
+    # Everything shared with everyone is listed too: a page at a time, never the whole bank.
+    sets = PeekPage(QuestionSet.objects.visible_to(request.user).with_progress_for(request.user), request.GET.get("sets"))
+    decks = PeekPage(Deck.objects.visible_to(request.user).with_counts_for(request.user), request.GET.get("decks"))
     if not request.user.is_authenticated:
-        return render(request, "quiz/home.html", {"question_sets": sets, "decks": decks})
+        return render(request, "quiz/home.html", {"question_sets": sets, "decks": decks, "sets_page": sets, "decks_page": decks})
     now = timezone.now()
     catch_up_learner(request.user, now=now)  # answers released since the last visit
     context = dashboard_context(request.user, sets, decks, now)
+    context.update(sets_page=sets, decks_page=decks)
     context["exam_form"] = ExamForm(instance=request.user)
     return render(request, "quiz/home.html", context)
 
