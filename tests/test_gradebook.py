@@ -10,30 +10,11 @@ import pytest
 from django.urls import reverse
 
 from quiz.models import Attempt, AttemptSlot, Enrollment, MemoryState, User
-from quiz.study import answers, scheduling
+from quiz.study import scheduling
 from quiz.teaching import gradebook, item_analysis, rules
-from tests.class_factories import NOW, make_assignment, make_classroom, make_pool
+from tests.class_factories import NOW, make_assignment, make_classroom, make_pool, take
 from tests.factories import make_question_set, make_user
 from tests.helpers import count_queries
-
-
-def take(assignment, learner, picks, start=NOW, seconds=10):
-    """One finished attempt picking the given choice positions (0-based, no shuffle)."""
-    attempt, _ = Attempt.objects.get_or_create(
-        user=learner, assignment=assignment, finished_at=None,
-        defaults={"started_at": start, "due_at": assignment.due_at, "question_count": 0},
-    )
-    if not attempt.slots.exists():
-        questions = assignment.pool.questions_for_attempt()
-        attempt.delete()
-        attempt = Attempt.objects.create_with_slots(
-            user=learner, questions=questions, feedback="immediate", rng=rules.KeepOrder(),
-            assignment=assignment, started_at=start, due_at=assignment.due_at,
-        )
-    for offset, (slot, pick) in enumerate(zip(attempt.slots.order_by("position"), picks), start=1):
-        answers.submit_answer(attempt=attempt, slot=slot, number=pick + 1, now=start + timedelta(seconds=seconds * offset))
-    attempt.refresh_from_db()
-    return attempt
 
 
 # --- Item analysis ----------------------------------------------------------------------------------
