@@ -2,13 +2,14 @@
 recomputed here from raw rows on a fixed clock: status with a late best attempt, lateness
 after an extension, removed learners, and random draws with shuffle off."""
 
+import random
 import re
 from datetime import timedelta
 
 import pytest
 from django.urls import reverse
 
-from quiz.models import Attempt, AssignmentOverride
+from quiz.models import AssignmentOverride, Attempt, AttemptSlot
 from quiz.teaching import gradebook, rules
 from tests.class_factories import NOW, make_assignment, make_classroom, make_pool, take
 from tests.factories import make_question_set, make_user
@@ -83,3 +84,35 @@ def test_a_learner_with_the_on_time_attempt_counted_is_submitted(teacher):
     take(assignment, ann, (0, 1), start=assignment.due_at + timedelta(hours=1))
 
     assert shown_statuses(assignment, ann) == ("submitted", "submitted", "submitted", 50)
+
+
+# --- Random draws keep the set's order unless shuffle is on ---------------------------------------
+
+def drawn_orders(teacher, *, shuffle, attempts=20):
+    """Pool positions of the questions each attempt was given, in the order it shows them."""
+    learners = [make_user(f"drawer_{n}") for n in range(attempts)]
+    classroom = make_classroom(teacher, learners=learners)
+    pool = make_pool(teacher, make_question_set(questions=10).questions.all(), draw_count=4)
+    assignment = make_assignment(classroom, pool, shuffle=shuffle)
+    rng = random.Random(7)
+    for learner in learners:
+        seen = rules.get_learner_assignment(user=learner, assignment_id=assignment.pk, now=NOW)
+        rules.start_attempt(user=learner, seen=seen, now=NOW, rng=rng)
+    position = dict(pool.entries.values_list("question_id", "position"))
+    orders = {}
+    for attempt_id, question_id in AttemptSlot.objects.filter(attempt__assignment=assignment).order_by("attempt", "position").values_list("attempt", "question"):
+        orders.setdefault(attempt_id, []).append(position[question_id])
+    return list(orders.values())
+
+
+def test_a_draw_with_shuffle_off_keeps_the_sets_order(teacher):
+    orders = drawn_orders(teacher, shuffle=False)
+
+    assert all(order == sorted(order) and len(order) == 4 for order in orders)
+    assert len({tuple(order) for order in orders}) > 1  # still a random draw
+
+
+def test_a_draw_with_shuffle_on_is_shuffled(teacher):
+    orders = drawn_orders(teacher, shuffle=True)
+
+    assert any(order != sorted(order) for order in orders)

@@ -143,12 +143,14 @@ class QuestionPool(models.Model):
             PoolQuestion.objects.bulk_update(entries, ["position"])
 
     def questions_for_attempt(self, rng=random):
-        """The questions one attempt gets: all in order, or a random draw from the pool."""
+        """The questions one attempt gets, in the pool's order: all of them, or a random draw.
+        (Shuffling the order is the assignment's choice, made after the draw.)"""
         questions = list(
             Question.objects.current().filter(pool_entries__pool=self).order_by("pool_entries__position")
         )
         if self.draw_count and self.draw_count < len(questions):
-            return rng.sample(questions, k=self.draw_count)
+            drawn = set(rng.sample(range(len(questions)), k=self.draw_count))
+            return [question for index, question in enumerate(questions) if index in drawn]
         return questions
 
 
