@@ -2,15 +2,18 @@
 recomputed here from raw rows on a fixed clock: status with a late best attempt, lateness
 after an extension, removed learners, and random draws with shuffle off."""
 
+import csv
+import io
 import random
 import re
+import statistics
 from datetime import timedelta
 
 import pytest
 from django.urls import reverse
 
-from quiz.models import AssignmentOverride, Attempt, AttemptSlot
-from quiz.teaching import gradebook, rules
+from quiz.models import AssignmentOverride, Attempt, AttemptSlot, User
+from quiz.teaching import gradebook, item_analysis, rules
 from tests.class_factories import NOW, make_assignment, make_classroom, make_pool, take
 from tests.factories import make_question_set, make_user
 from tests.helpers import logged_in
@@ -116,3 +119,105 @@ def test_a_draw_with_shuffle_on_is_shuffled(teacher):
     orders = drawn_orders(teacher, shuffle=True)
 
     assert any(order != sorted(order) for order in orders)
+
+
+# --- Item analysis: ties, the flag's minimum, removed learners ---------------------------------------
+
+def answered_class(teacher, patterns, prefix="l"):
+    """One learner per pattern of rights (1) and wrongs (0) over three questions, started in
+    the order given; question n's right answer is choice n, choice 4 is wrong everywhere."""
+    learners = [make_user(f"{prefix}{n:02d}") for n in range(len(patterns))]
+    classroom = make_classroom(teacher, learners=learners)
+    questions = make_question_set(questions=len(patterns[0])).questions.all()
+    assignment = make_assignment(classroom, make_pool(teacher, questions))
+    for n, (learner, pattern) in enumerate(zip(learners, patterns)):
+        picks = [index if right else 3 for index, right in enumerate(pattern)]
+        take(assignment, learner, picks, start=NOW + timedelta(minutes=n))
+    return assignment
+
+
+def figures(assignment):
+    return [(i.facility, i.point_biserial, i.discrimination, i.looks_broken) for i in item_analysis.analyse_items(assignment=assignment)]
+
+
+def test_learners_tied_on_total_score_are_treated_alike_whatever_order_they_started(teacher):
+    tied = [(1, 0)] * 4 + [(0, 1)] * 4  # eight learners, all at 50%
+
+    forwards = figures(answered_class(teacher, tied, prefix="f"))
+    backwards = figures(answered_class(teacher, tied[::-1], prefix="b"))
+
+    # Everyone ties, so the groups are the whole class (shared): no discrimination either way.
+    assert forwards == backwards == [(0.5, None, 0.0, False), (0.5, None, 0.0, False)]
+
+
+def raw_point_biserial(assignment, question):
+    """Pearson's r between right/wrong on the question and the attempt's total, from raw rows."""
+    pairs = [
+        (float(right), correct / count)
+        for right, correct, count in AttemptSlot.objects.filter(
+            attempt__assignment=assignment, question=question, answered_at__isnull=False
+        ).values_list("is_correct", "attempt__correct_count", "attempt__question_count")
+    ]
+    return statistics.correlation(*zip(*pairs))
+
+
+def test_a_question_strong_learners_miss_is_flagged_from_ten_learners(teacher):
+    strong, weak = [(1, 1, 0), (1, 1, 0), (1, 0, 0)], [(0, 0, 1), (0, 1, 1), (0, 0, 1)]
+    small = answered_class(teacher, strong + weak, prefix="s")
+    large = answered_class(teacher, (strong + weak) * 2, prefix="g")  # twelve learners
+
+    for assignment in (small, large):
+        items = item_analysis.analyse_items(assignment=assignment)
+        assert [i.point_biserial for i in items] == pytest.approx([raw_point_biserial(assignment, i.question) for i in items])
+        assert items[2].point_biserial < 0
+    assert [i.looks_broken for i in item_analysis.analyse_items(assignment=small)] == [False, False, False]
+    assert [i.looks_broken for i in item_analysis.analyse_items(assignment=large)] == [False, False, True]
+
+
+def test_the_discrimination_index_splits_a_tie_at_a_groups_edge(teacher):
+    # Totals 3/3, 2/3, 2/3, 2/3, 0/3: 27% of 5 = 1.35, so the upper group is the top learner
+    # and 0.35 shared by the three tied at 2/3; the lower group is the bottom learner and the same.
+    assignment = answered_class(teacher, [(1, 1, 1), (1, 1, 0), (1, 0, 1), (0, 1, 1), (0, 0, 0)])
+
+    q1, _, _ = item_analysis.analyse_items(assignment=assignment)
+
+    # Upper: 1 + 0.35 * (2 of 3 right) = 1.2333 of 1.35; lower: 0 + 0.35 * 2/3 = 0.2333 of 1.35.
+    assert q1.discrimination == round((1 + 0.35 * 2 / 3) / 1.35 - (0.35 * 2 / 3) / 1.35, 2)
+
+
+def test_a_removed_learner_is_left_out_of_the_gradebook_the_responses_and_item_analysis(teacher, teacher_client):
+    assignment = answered_class(teacher, [(1, 1), (0, 1), (1, 0)])
+    classroom = assignment.classroom
+    classroom.remove_learner(User.objects.get(username="l02"))
+
+    csv_text = b"".join(teacher_client.get(reverse("responses_csv", args=[classroom.pk])).streaming_content).decode()
+    responders = {row["learner"] for row in csv.DictReader(io.StringIO(csv_text))}
+    book = gradebook.build_gradebook(classroom=classroom, now=LATER)
+    items = item_analysis.analyse_items(assignment=assignment)
+
+    current = set(classroom.enrollments.values_list("learner__username", flat=True))
+    assert responders == current == {learner.username for learner, _ in book.rows} == {"l00", "l01"}
+    assert [i.answered for i in items] == [2, 2]
+    assert "Current learners only" in teacher_client.get(reverse("gradebook", args=[classroom.pk])).content.decode()
+
+
+def test_the_summary_sorts_by_a_figure_without_javascript(teacher, teacher_client):
+    assignment = answered_class(teacher, [(1, 1, 0), (1, 0, 0), (0, 0, 1), (1, 1, 1)])
+    items = item_analysis.analyse_items(assignment=assignment)
+    url = reverse("item_analysis", args=[assignment.pk])
+
+    html = teacher_client.get(url, {"sort": "-facility"}).content.decode()
+
+    shown = re.findall(r'data-testid="summary-row">\s*<td><a href="#item-(\d+)"', html)
+    expected = sorted(items, key=lambda i: -i.facility)
+    assert [int(pk) for pk in shown] == [i.question.pk for i in expected]
+    assert 'href="?sort=facility"' in html and 'aria-sort="descending"' in html
+
+
+def test_the_instructors_review_speaks_about_the_learner(teacher, teacher_client):
+    assignment = answered_class(teacher, [(1, 0)])
+    attempt = Attempt.objects.get(assignment=assignment)
+
+    html = teacher_client.get(reverse("instructor_attempt_review", args=[attempt.pk])).content.decode()
+
+    assert "Their answer" in html and "Your answer" not in html

@@ -22,7 +22,7 @@ from quiz.models import Assignment, Attempt, Classroom, Question, new_join_code
 from quiz.study.catch_up import close_expired_attempts
 from quiz.teaching import exports, rules
 from quiz.teaching.gradebook import build_gradebook
-from quiz.teaching.item_analysis import analyse_items, recall_by_learner
+from quiz.teaching.item_analysis import MIN_LEARNERS_TO_FLAG, analyse_items, recall_by_learner, sorted_items
 
 from .access import (
     instructor_required,
@@ -260,6 +260,18 @@ def item_analysis(request, assignment_id):
     now = timezone.now()
     close_expired_attempts(Attempt.objects.filter(assignment=assignment), now=now)
     items = analyse_items(assignment=assignment)
+    sort = request.GET.get("sort", "position")
     recall = recall_by_learner(assignment=assignment, now=now)
-    context = {"assignment": assignment, "items": items, "recall": recall}
+    context = {
+        "assignment": assignment,
+        "items": items,
+        "summary": sorted_items(items, sort),
+        "sort": sort,
+        "recall": recall,
+        "min_learners_to_flag": MIN_LEARNERS_TO_FLAG,
+        "sort_columns": [
+            ("position", "Question"), ("answered", "Answered"), ("facility", "Facility"),
+            ("point_biserial", "Point-biserial"), ("discrimination", "Discrimination"),
+        ],
+    }
     return render(request, "instructor/item_analysis.html", context)
