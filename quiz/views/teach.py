@@ -121,7 +121,8 @@ def pool(request, pool_id):
             form.save()
             messages.success(request, "Saved.")
             return redirect(pool)
-    bank_filter = BankFilterForm(request.GET or None, user=request.user)
+    # Always bound: an empty query is "no filter", so the whole bank shows on first load.
+    bank_filter = BankFilterForm(request.GET, user=request.user)
     chosen = pool.entries.values("question")
     bank = bank_filter.filter(Question.objects.visible_to(request.user).current().exclude(pk__in=chosen).select_related("question_set"))
     bank_page = Paginator(bank.order_by("question_set__title", "position"), settings.QUIZ_PAGE_SIZE).get_page(
