@@ -21,7 +21,7 @@ def response_rows(classroom):
     removed are left out, as in the gradebook and item analysis), read in chunks."""
     # The class's assignment ids, not a join through the class: the planner then reads only
     # those assignments' attempts instead of estimating the whole table.
-    assignment_ids = list(classroom.assignments.values_list("pk", flat=True))
+    assignment_ids = list(classroom.assignments.active().values_list("pk", flat=True))
     learners = classroom.enrollments.values("learner")
     slots = (
         AttemptSlot.objects.filter(

@@ -43,7 +43,7 @@ def build_gradebook(*, classroom, now, sort="name"):
     """Learners by assignments with the counted score and status of each cell. Four queries.
     Call `close_expired_attempts` on the class's attempts first, so expired attempts count as finished."""
     learners = [e.learner for e in classroom.enrollments.select_related("learner").order_by("learner__username")]
-    assignments = list(classroom.assignments.select_related("pool"))
+    assignments = list(classroom.assignments.active().select_related("pool"))
     overrides = {
         (o.assignment_id, o.learner_id): o for o in AssignmentOverride.objects.filter(assignment__classroom=classroom)
     }

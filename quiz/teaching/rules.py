@@ -172,6 +172,13 @@ def apply_rules_to_attempts(*, assignment, learner):
     )
 
 
+def apply_rules_to_everyone(assignment):
+    """After the assignment's own dates or limits change: every learner who attempted it."""
+    learners = Attempt.objects.filter(assignment=assignment).order_by().values_list("user", flat=True).distinct()
+    for learner_id in learners:
+        apply_rules_to_attempts(assignment=assignment, learner=learner_id)
+
+
 def _create(user, assignment, rules, questions, order_rng, timing, now):
     return Attempt.objects.create_with_slots(
         user=user,

@@ -66,7 +66,8 @@ def classroom(request, classroom_id):
     context = {
         "classroom": classroom,
         "page": page,
-        "assignments": classroom.assignments.select_related("pool"),
+        "assignments": classroom.assignments.select_related("pool"),  # archived ones listed apart, in the page
+        "rename_form": ClassroomForm(instance=classroom),
         "join_url": join_url,
     }
     return render(request, "instructor/classroom.html", context)
@@ -79,20 +80,6 @@ def new_code(request, classroom_id):
     classroom.join_code = new_join_code()
     classroom.save(update_fields=["join_code"])
     messages.success(request, "New join code made; the old one no longer works.")
-    return redirect(classroom)
-
-
-@require_POST
-@instructor_required
-def remove_learner(request, classroom_id, learner_id):
-    classroom = own_classroom_or_404(request, classroom_id)
-    learner = learner_in_class_or_404(classroom, learner_id)
-    classroom.remove_learner(learner)
-    messages.success(
-        request,
-        f"{learner.username} was removed from {classroom.name}; their attempts are kept. "
-        "To keep them from joining again, make a new join code.",
-    )
     return redirect(classroom)
 
 
