@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.urls import path
 
-from quiz.views import accounts, classes, dashboard, downloads, editor, health, history, library, quizzes, study, teach
+from quiz.views import accounts, classes, dashboard, downloads, editor, health, history, library, manage, quizzes, study, teach
 
 urlpatterns = [
     path("", dashboard.home, name="home"),
@@ -69,9 +69,10 @@ urlpatterns = [
     path("teach/classes/<int:classroom_id>/code/", teach.new_code, name="new_join_code"),
     path(
         "teach/classes/<int:classroom_id>/learners/<int:learner_id>/remove/",
-        teach.remove_learner,
+        manage.remove_learner,
         name="remove_learner",
     ),
+    path("teach/classes/<int:classroom_id>/rename/", manage.rename_classroom, name="rename_classroom"),
     path("teach/classes/<int:classroom_id>/assign/", teach.new_assignment, name="new_assignment"),
     path("teach/classes/<int:classroom_id>/gradebook/", teach.gradebook, name="gradebook"),
     path("teach/classes/<int:classroom_id>/gradebook.csv", teach.gradebook_csv, name="gradebook_csv"),
@@ -79,8 +80,14 @@ urlpatterns = [
     path("teach/pools/new/", teach.new_pool, name="new_pool"),
     path("teach/pools/<int:pool_id>/", teach.pool, name="pool"),
     path("teach/pools/<int:pool_id>/add/", teach.pool_add, name="pool_add"),
+    path("teach/pools/<int:pool_id>/delete/", manage.delete_pool, name="delete_pool"),
+    path("teach/pools/<int:pool_id>/answers/", manage.pool_answer_key, name="pool_answer_key"),
     path("teach/pools/<int:pool_id>/entries/<int:entry_id>/", teach.pool_entry, name="pool_entry"),
     path("teach/assignments/<int:assignment_id>/", teach.assignment, name="assignment"),
+    path("teach/assignments/<int:assignment_id>/edit/", manage.edit_assignment, name="edit_assignment"),
+    path("teach/assignments/<int:assignment_id>/delete/", manage.delete_assignment, name="delete_assignment"),
+    path("teach/assignments/<int:assignment_id>/restore/", manage.restore_assignment, name="restore_assignment"),
+    path("teach/assignments/<int:assignment_id>/preview/", manage.preview_assignment, name="preview_assignment"),
     path(
         "teach/assignments/<int:assignment_id>/overrides/<int:override_id>/delete/",
         teach.delete_override,

@@ -2,7 +2,9 @@
 
 from datetime import datetime, timedelta, timezone
 
-from quiz.models import Assignment, Classroom, PoolQuestion, QuestionPool
+from quiz.models import Assignment, Attempt, Classroom, PoolQuestion, QuestionPool
+from quiz.study import answers
+from quiz.teaching.rules import KeepOrder
 from tests.factories import make_question_set, make_user
 
 # A fixed "now" for rule tests: assignments open a day before and are due a day after.
@@ -39,3 +41,22 @@ def make_assignment(classroom, pool=None, **rules):
         **rules,
     }
     return Assignment.objects.create(classroom=classroom, pool=pool, **fields)
+
+
+def take(assignment, learner, picks, start=NOW, seconds=10):
+    """One finished attempt picking the given choice positions (0-based, no shuffle)."""
+    attempt, _ = Attempt.objects.get_or_create(
+        user=learner, assignment=assignment, finished_at=None,
+        defaults={"started_at": start, "due_at": assignment.due_at, "question_count": 0},
+    )
+    if not attempt.slots.exists():
+        questions = assignment.pool.questions_for_attempt()
+        attempt.delete()
+        attempt = Attempt.objects.create_with_slots(
+            user=learner, questions=questions, feedback="immediate", rng=KeepOrder(),
+            assignment=assignment, started_at=start, due_at=assignment.due_at,
+        )
+    for offset, (slot, pick) in enumerate(zip(attempt.slots.order_by("position"), picks), start=1):
+        answers.submit_answer(attempt=attempt, slot=slot, number=pick + 1, now=start + timedelta(seconds=seconds * offset))
+    attempt.refresh_from_db()
+    return attempt

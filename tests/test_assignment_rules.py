@@ -10,7 +10,7 @@ from django.urls import reverse
 from quiz.models import Assignment, AssignmentOverride, Attempt, MemoryState
 from quiz.study import answers
 from quiz.study.catch_up import catch_up_learner
-from quiz.teaching import gradebook, rules
+from quiz.teaching import rules, standing
 from quiz.teaching.rules import RuleViolation, Status
 from tests.class_factories import NOW, make_assignment, make_classroom, make_pool
 from tests.factories import make_question_set
@@ -198,7 +198,7 @@ def test_without_shuffle_questions_and_choices_keep_their_order(learner, classro
 
 @pytest.mark.parametrize("rule, expected", [("best", 100), ("last", 0), ("first", 67), ("average", 56)])
 def test_the_grading_rule_picks_the_counted_score(rule, expected):
-    assert gradebook.counted_score([67, 100, 0], rule) == expected
+    assert standing.counted_score([67, 100, 0], rule) == expected
 
 
 # --- Feedback timing ---------------------------------------------------------------------------------

@@ -45,10 +45,21 @@ def test_the_pool_builder(teacher_client, teacher, django_assert_num_queries):
     assert count_queries(teacher_client, reverse("pool", args=[small.pk]), ok=(200,)) == count_queries(
         teacher_client, reverse("pool", args=[large.pk]), ok=(200,)
     )
-    # question pool; entries with questions and sets; sets and topics for the filter (the bank
-    # itself is listed once a filter is applied)
-    with django_assert_num_queries(AUTH + 4):
-        teacher_client.get(reverse("pool", args=[large.pk]))
+    # question pool; entries with questions and sets; sets and topics for the filter; the bank's
+    # count and its first page (shown on first load, no filter needed)
+    with django_assert_num_queries(AUTH + 6):
+        html = teacher_client.get(reverse("pool", args=[large.pk])).content.decode()
+    assert "No questions match." not in html
+
+
+def test_the_builder_shows_the_bank_on_first_load(teacher_client, teacher):
+    pool = make_pool(teacher, [], title="empty")
+    make_question_set(questions=3, title="Routing basics")
+
+    html = teacher_client.get(reverse("pool", args=[pool.pk])).content.decode()
+
+    assert "No questions match." not in html
+    assert html.count('name="question"') == 3
 
 
 def test_learner_class_pages(learner, teacher, django_assert_num_queries):
@@ -60,12 +71,12 @@ def test_learner_class_pages(learner, teacher, django_assert_num_queries):
     many = [count_queries(client, reverse("my_classes"), ok=(200,)), count_queries(client, reverse("learner_assignment", args=[large.assignments.first().pk]), ok=(200,))]
 
     assert few == many
-    # any expired attempt to close; answers to release; assignments with attempt counts; overrides;
-    # enrollments
-    with django_assert_num_queries(AUTH + 5):
+    # any expired attempt to close; answers to release; assignments; overrides; the learner's
+    # attempts on them (for each status); enrollments
+    with django_assert_num_queries(AUTH + 6):
         client.get(reverse("my_classes"))
-    # any expired attempt to close; answers to release; the assignment with its attempt counts;
-    # the learner's override; the learner's attempts on it
+    # any expired attempt to close; answers to release; the assignment; the learner's override;
+    # the learner's attempts on it
     url = reverse("learner_assignment", args=[large.assignments.first().pk])
     with django_assert_num_queries(AUTH + 5):
         client.get(url)

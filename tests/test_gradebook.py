@@ -10,30 +10,11 @@ import pytest
 from django.urls import reverse
 
 from quiz.models import Attempt, AttemptSlot, Enrollment, MemoryState, User
-from quiz.study import answers, scheduling
+from quiz.study import scheduling
 from quiz.teaching import gradebook, item_analysis, rules
-from tests.class_factories import NOW, make_assignment, make_classroom, make_pool
+from tests.class_factories import NOW, make_assignment, make_classroom, make_pool, take
 from tests.factories import make_question_set, make_user
 from tests.helpers import count_queries
-
-
-def take(assignment, learner, picks, start=NOW, seconds=10):
-    """One finished attempt picking the given choice positions (0-based, no shuffle)."""
-    attempt, _ = Attempt.objects.get_or_create(
-        user=learner, assignment=assignment, finished_at=None,
-        defaults={"started_at": start, "due_at": assignment.due_at, "question_count": 0},
-    )
-    if not attempt.slots.exists():
-        questions = assignment.pool.questions_for_attempt()
-        attempt.delete()
-        attempt = Attempt.objects.create_with_slots(
-            user=learner, questions=questions, feedback="immediate", rng=rules.KeepOrder(),
-            assignment=assignment, started_at=start, due_at=assignment.due_at,
-        )
-    for offset, (slot, pick) in enumerate(zip(attempt.slots.order_by("position"), picks), start=1):
-        answers.submit_answer(attempt=attempt, slot=slot, number=pick + 1, now=start + timedelta(seconds=seconds * offset))
-    attempt.refresh_from_db()
-    return attempt
 
 
 # --- Item analysis ----------------------------------------------------------------------------------
@@ -59,11 +40,13 @@ def test_facility_and_discrimination_match_hand_computed_values(analysed):
 
     # Facility: two of five right on every question.
     assert [q.facility for q in (q1, q2, q3)] == [0.4, 0.4, 0.4]
-    # Groups of ceil(27% of 5) = 2: upper {a, b} (2/3 each), lower {e (0), c (1/3, earlier than d)}.
-    assert q1.discrimination == 1.0  # upper 2/2, lower 0/2
+    # Groups of 27% of 5 = 1.35 learners: upper a and b (tied at 2/3) at 0.675 each; lower e
+    # (0) whole, then c and d (tied at 1/3) sharing the 0.35 left, 0.175 each.
+    assert q1.discrimination == 1.0  # upper 1.35/1.35, lower 0/1.35
     assert q2.discrimination == 1.0
-    assert q3.discrimination == -0.5  # upper 0/2, lower 1/2 (c right, e wrong)
-    assert (q1.looks_broken, q3.looks_broken) == (False, True)
+    assert q3.discrimination == -0.26  # upper 0, lower 0.35/1.35 (c and d right, e wrong)
+    # Five learners are too few to flag a question, however negative.
+    assert not any(q.looks_broken for q in (q1, q2, q3))
 
 
 def test_the_distractor_table_flags_a_distractor_picked_more_than_the_answer(analysed):
@@ -106,7 +89,7 @@ def test_the_item_analysis_page_shows_the_figures(teacher_client, analysed):
     html = teacher_client.get(reverse("item_analysis", args=[analysed.pk])).content.decode()
 
     assert html.count('data-testid="facility">40%<') == 3
-    assert "Negative discrimination" in html
+    assert 'data-testid="point-biserial"' in html and "Discrimination" in html
     assert "Picked more than the answer" in html
     assert "learner_a" in html
 

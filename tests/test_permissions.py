@@ -87,7 +87,9 @@ URLS = {
     "new_pool": ("instructors", "get", lambda w: [], None),
     "classroom": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
     "new_join_code": ("instructor_of", "post", lambda w: [w["classroom"].pk], lambda w: {}),
-    "remove_learner": ("instructor_of", "post", lambda w: [w["classroom"].pk, w["learner"].pk], lambda w: {}),
+    # GET asks for confirmation, POST removes.
+    "remove_learner": ("instructor_of", "get", lambda w: [w["classroom"].pk, w["learner"].pk], None),
+    "rename_classroom": ("instructor_of", "post", lambda w: [w["classroom"].pk], lambda w: {"name": "Renamed"}),
     "new_assignment": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
     "gradebook": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
     "gradebook_csv": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
@@ -99,6 +101,14 @@ URLS = {
         lambda w: {"action": "down"},
     ),
     "assignment": ("instructor_of", "get", lambda w: [w["assignment"].pk], None),
+    "edit_assignment": ("instructor_of", "get", lambda w: [w["assignment"].pk], None),
+    # GET asks for confirmation, POST archives (the world's assignment has attempts).
+    "delete_assignment": ("instructor_of", "get", lambda w: [w["assignment"].pk], None),
+    "restore_assignment": ("instructor_of", "post", lambda w: [w["assignment"].pk], lambda w: {}),
+    "preview_assignment": ("instructor_of", "get", lambda w: [w["assignment"].pk], None),
+    # Assigned, so GET says by what and goes back to the pool (302).
+    "delete_pool": ("instructor_of", "get", lambda w: [w["pool"].pk], None),
+    "pool_answer_key": ("instructor_of", "get", lambda w: [w["pool"].pk], None),
     "delete_override": ("instructor_of", "post", lambda w: [w["assignment"].pk, w["override"].pk], lambda w: {}),
     "learner_attempts": ("instructor_of", "get", lambda w: [w["assignment"].pk, w["learner"].pk], None),
     "item_analysis": ("instructor_of", "get", lambda w: [w["assignment"].pk], None),
@@ -115,6 +125,7 @@ PAGES_WITH_A_FORM = {
     "signup", "password_reset", "login", "attempt_question", "study_deck", "review_due", "drill", "study_settings", "join_class",
     "join_class_with_code", "new_pool", "pool", "new_assignment", "assignment", "import_content", "import_preview",
     "new_question", "edit_question", "delete_question", "delete_set", "new_card", "edit_card", "delete_card", "delete_deck",
+    "remove_learner", "edit_assignment", "delete_assignment", "delete_pool",
 }
 
 

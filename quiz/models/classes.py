@@ -143,12 +143,14 @@ class QuestionPool(models.Model):
             PoolQuestion.objects.bulk_update(entries, ["position"])
 
     def questions_for_attempt(self, rng=random):
-        """The questions one attempt gets: all in order, or a random draw from the pool."""
+        """The questions one attempt gets, in the pool's order: all of them, or a random draw.
+        (Shuffling the order is the assignment's choice, made after the draw.)"""
         questions = list(
             Question.objects.current().filter(pool_entries__pool=self).order_by("pool_entries__position")
         )
         if self.draw_count and self.draw_count < len(questions):
-            return rng.sample(questions, k=self.draw_count)
+            drawn = set(rng.sample(range(len(questions)), k=self.draw_count))
+            return [question for index, question in enumerate(questions) if index in drawn]
         return questions
 
 
@@ -176,8 +178,12 @@ class Rules:
 
 
 class AssignmentQuerySet(models.QuerySet):
+    def active(self):
+        """Not archived: what learners see and the gradebook counts."""
+        return self.filter(archived_at__isnull=True)
+
     def for_learner(self, user):
-        return self.filter(classroom__enrollments__learner=user)
+        return self.active().filter(classroom__enrollments__learner=user)
 
     def holding_back(self, *, learner, question, question_owner, now, learner_for_override=None):
         """The learner's assignments that hold a question back from practice: those showing
@@ -224,6 +230,9 @@ class Assignment(models.Model):
         max_length=16, choices=FeedbackTiming.choices, default=FeedbackTiming.IMMEDIATE
     )
     created_at = models.DateTimeField(default=timezone.now)
+    # Set when an instructor removes an assignment learners have attempted: it leaves their
+    # lists and the gradebook, and its attempts stay (deleting it would take their history).
+    archived_at = models.DateTimeField(null=True, blank=True)
 
     objects = AssignmentQuerySet.as_manager()
 
@@ -236,6 +245,28 @@ class Assignment(models.Model):
 
     def __str__(self):
         return self.title
+
+    def get_absolute_url(self):
+        return reverse("assignment", args=[self.pk])
+
+    def delete_or_archive(self, *, now=None):
+        """Delete the assignment if nobody attempted it, else archive it. Returns "deleted" or
+        "archived". An attempt started meanwhile makes the delete fail (attempts PROTECT
+        their assignment), and the assignment is archived instead."""
+        if not self.attempts.exists():
+            try:
+                with transaction.atomic():
+                    self.delete()
+                return "deleted"
+            except models.ProtectedError:
+                pass
+        self.archived_at = now or timezone.now()
+        self.save(update_fields=["archived_at"])
+        return "archived"
+
+    def restore(self):
+        self.archived_at = None
+        self.save(update_fields=["archived_at"])
 
     def rules_for(self, override=None):
         """The rules for one learner (`override` is their AssignmentOverride, if any)."""

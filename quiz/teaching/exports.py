@@ -17,12 +17,16 @@ RESPONSE_COLUMNS = ["assignment", "learner", "attempt", "question", "choice chos
 
 
 def response_rows(classroom):
-    """One row per answer given in the class's assignments, read in chunks."""
+    """One row per answer given in the class's assignments by its current learners (those
+    removed are left out, as in the gradebook and item analysis), read in chunks."""
     # The class's assignment ids, not a join through the class: the planner then reads only
     # those assignments' attempts instead of estimating the whole table.
-    assignment_ids = list(classroom.assignments.values_list("pk", flat=True))
+    assignment_ids = list(classroom.assignments.active().values_list("pk", flat=True))
+    learners = classroom.enrollments.values("learner")
     slots = (
-        AttemptSlot.objects.filter(attempt__assignment__in=assignment_ids, answered_at__isnull=False)
+        AttemptSlot.objects.filter(
+            attempt__assignment__in=assignment_ids, attempt__user__in=learners, answered_at__isnull=False
+        )
         .order_by("attempt__assignment__due_at", "attempt__user__username", "attempt__started_at", "position")
         .values_list(
             "attempt__assignment__title", "attempt__user__username", "attempt_id", "stem", "shown_choices",

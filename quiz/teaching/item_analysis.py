@@ -1,9 +1,15 @@
-"""Item analysis of an assignment, as Moodle's quiz statistics report it: facility,
-discrimination, the distractors picked, median time per question, and each learner's
-predicted recall of the assigned questions.
+"""Item analysis of an assignment, as Moodle's quiz statistics report it: facility, the
+point-biserial correlation, the top/bottom-27% discrimination index, the distractors picked,
+median time per question, and each learner's predicted recall of the assigned questions.
 
-A fixed number of queries whatever the class size; counts come from the database, and only
-the top and bottom 27% groups and medians are computed here over those rows.
+Learners who tie on total score are treated alike, whatever order they started in: the
+point-biserial uses every learner, and the 27% groups split a tie straddling a group's edge
+fractionally (each tied learner weighs the same share). A question is flagged "may be
+broken" only when at least MIN_LEARNERS_TO_FLAG learners were analysed: below that, one
+learner's slip moves the figures more than a broken key would.
+
+A fixed number of queries whatever the class size; counts come from the database, and the
+correlations, groups and medians are computed here over the class's answer rows.
 """
 
 import math
@@ -18,6 +24,9 @@ from quiz.study import scheduling
 
 # Kelley's classic split for the discrimination index: the top and bottom 27% of learners.
 DISCRIMINATION_GROUP = 0.27
+# Below this many learners, no flag: the standard error of a correlation is about 1/sqrt(n),
+# 0.32 at ten learners, so a negative figure from fewer says little about the question.
+MIN_LEARNERS_TO_FLAG = 10
 
 @dataclass
 class ChoiceStat:
@@ -34,12 +43,15 @@ class ItemStat:
     answered: int
     facility: float | None  # share correct, 0..1
     discrimination: float | None  # -1..1, upper group's facility minus lower group's
+    point_biserial: float | None  # -1..1, correlation of right/wrong here with the total score
     median_seconds: float | None
     choices: list = field(default_factory=list)
+    learners: int = 0  # analysed in the assignment, for the flag's minimum
 
     @property
     def looks_broken(self):
-        return self.discrimination is not None and self.discrimination < 0
+        """Strong learners do worse on it than weak ones, in a class large enough to say so."""
+        return self.learners >= MIN_LEARNERS_TO_FLAG and self.point_biserial is not None and self.point_biserial < 0
 
 
 @dataclass
@@ -89,43 +101,86 @@ def analyse_items(*, assignment):
     times = defaultdict(list)
     for question_id, seconds in slots.exclude(seconds_spent=None).values_list("question", "seconds_spent"):
         times[question_id].append(seconds)
-    upper, lower = _extreme_groups(attempts)
-    group_facility = _group_facility(upper, lower)
-
+    correlations = _discrimination(attempts)
     return [
-        _item(q, facility.get(q.pk), choices[q.pk], picks, times[q.pk], group_facility.get(q.pk, {})) for q in questions
+        _item(q, facility.get(q.pk), choices[q.pk], picks, times[q.pk], correlations.get(q.pk, {}), len(attempts))
+        for q in questions
     ]
 
 
-def _extreme_groups(attempts):
+def _total(attempt):
+    return attempt.correct_count / attempt.question_count if attempt.question_count else 0
+
+
+def _discrimination(attempts):
+    """Per question, the point-biserial and the 27% discrimination index.
+
+    One read of the analysed attempts' answers (bounded by the class, a few thousand rows),
+    counted here: filtering the whole answer table by a list of groups made PostgreSQL scan it."""
     if len(attempts) < 2:
-        return set(), set()
-    ranked = sorted(attempts, key=lambda a: (a.correct_count / a.question_count if a.question_count else 0, a.pk))
-    size = max(1, math.ceil(DISCRIMINATION_GROUP * len(ranked)))
-    return {a.pk for a in ranked[-size:]}, {a.pk for a in ranked[:size]}
-
-
-def _group_facility(upper, lower):
-    """Per question, the share correct within the upper and within the lower group.
-
-    One read of the two groups' answers (bounded by the class, a few thousand rows), counted
-    here: filtering the whole answer table by both id lists at once made PostgreSQL scan it."""
-    if not upper:
         return {}
-    counts = defaultdict(lambda: [0, 0, 0, 0])  # upper answered, upper right, lower answered, lower right
-    rows = AttemptSlot.objects.filter(attempt__in=sorted(upper | lower), answered_at__isnull=False)
+    totals = {a.pk: _total(a) for a in attempts}
+    upper, lower = _group_weights(totals)
+    answers = defaultdict(list)  # question -> [(attempt, right)]
+    rows = AttemptSlot.objects.filter(attempt__in=sorted(totals), answered_at__isnull=False)
     for attempt_id, question_id, right in rows.values_list("attempt_id", "question_id", "is_correct"):
-        offset = 0 if attempt_id in upper else 2
-        counts[question_id][offset] += 1
-        counts[question_id][offset + 1] += bool(right)
+        answers[question_id].append((attempt_id, bool(right)))
     return {
-        question: {"discrimination": round(upper_right / upper_n - lower_right / lower_n, 2)}
-        for question, (upper_n, upper_right, lower_n, lower_right) in counts.items()
-        if upper_n and lower_n
+        question: {
+            "point_biserial": _point_biserial([(totals[a], right) for a, right in given]),
+            "discrimination": _index(given, upper, lower),
+        }
+        for question, given in answers.items()
     }
 
 
-def _item(question, counts, choices, picks, times, groups):
+def _group_weights(totals):
+    """How much of each attempt falls in the top and in the bottom 27% by total score: 1 inside
+    a group, 0 outside, and for a tie straddling a group's edge the same share for each."""
+    size = DISCRIMINATION_GROUP * len(totals)
+
+    def fill(scores_in_order):
+        weights, room = {}, size
+        by_score = defaultdict(list)
+        for attempt_id, score in totals.items():
+            by_score[score].append(attempt_id)
+        for score in scores_in_order(by_score):
+            tied = by_score[score]
+            share = min(len(tied), max(room, 0)) / len(tied)
+            weights.update(dict.fromkeys(tied, share))
+            room -= len(tied)
+        return weights
+
+    return fill(lambda s: sorted(s, reverse=True)), fill(sorted)
+
+
+def _index(given, upper, lower):
+    """Upper group's facility minus the lower group's, each weighted by `_group_weights`;
+    `given` holds (attempt, right) for each answer to the question."""
+    facility = []
+    for weights in (upper, lower):
+        answered = sum(weights[a] for a, _ in given)
+        if not answered:
+            return None
+        facility.append(sum(weights[a] for a, right in given if right) / answered)
+    return round(facility[0] - facility[1], 2)
+
+
+def _point_biserial(pairs):
+    """Pearson's correlation between right (1) or wrong (0) on the question and the total
+    score, over the learners who answered it. None when either side has no spread."""
+    n = len(pairs)
+    right = [total for total, is_right in pairs if is_right]
+    wrong = [total for total, is_right in pairs if not is_right]
+    mean = sum(total for total, _ in pairs) / n
+    spread = math.sqrt(sum((total - mean) ** 2 for total, _ in pairs) / n)
+    if not right or not wrong or spread < 1e-12:
+        return None
+    p = len(right) / n
+    return (sum(right) / len(right) - sum(wrong) / len(wrong)) / spread * math.sqrt(p * (1 - p))
+
+
+def _item(question, counts, choices, picks, times, correlations, learners):
     answered = counts["n"] if counts else 0
     stats = [
         ChoiceStat(
@@ -143,9 +198,11 @@ def _item(question, counts, choices, picks, times, groups):
         question=question,
         answered=answered,
         facility=counts["right"] / answered if answered else None,
-        discrimination=groups.get("discrimination"),
+        discrimination=correlations.get("discrimination"),
+        point_biserial=correlations.get("point_biserial"),
         median_seconds=median(times) if times else None,
         choices=stats,
+        learners=learners,
     )
 
 
@@ -171,3 +228,17 @@ def recall_by_learner(*, assignment, now):
         ),
         key=lambda r: (r.recall is None, r.recall if r.recall is not None else 0),
     )
+
+
+SORTABLE = {"position", "facility", "point_biserial", "discrimination", "answered"}
+
+
+def sorted_items(items, sort):
+    """Items by `sort` (a SORTABLE name, "-" first for descending; the set's order otherwise),
+    questions without the figure last either way."""
+    key = sort.lstrip("-")
+    if key not in SORTABLE or key == "position":
+        return list(reversed(items)) if sort == "-position" else list(items)
+    present = [item for item in items if getattr(item, key) is not None]
+    missing = [item for item in items if getattr(item, key) is None]
+    return sorted(present, key=lambda item: getattr(item, key), reverse=sort.startswith("-")) + missing

@@ -8,35 +8,39 @@ import random
 from dataclasses import dataclass
 
 from django.db import IntegrityError
-from django.db.models import Count, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Prefetch, Q
 from django.utils import timezone
 
 from quiz.models import Assignment, AssignmentOverride, Attempt, Rules
+
+from .standing import Standing, Status, standing_of
 
 
 class RuleViolation(Exception):
     """Starting (or continuing) is not allowed; the message says why, for the learner."""
 
 
-class Status:
-    UPCOMING = "upcoming"
-    NOT_STARTED = "not started"
-    IN_PROGRESS = "in progress"
-    SUBMITTED = "submitted"
-    LATE = "late"
-    MISSED = "missed"
-
-
 @dataclass
 class LearnerAssignment:
-    """One assignment as one learner sees it."""
+    """One assignment as one learner sees it: their rules, their attempts (in start order)
+    and where they stand (`standing.standing_of`, the rule the gradebook uses too)."""
 
     assignment: Assignment
     rules: Rules
-    finished_count: int
-    on_time_count: int
-    open_attempt_id: int | None
-    status: str
+    attempts: list
+    standing: Standing
+
+    @property
+    def status(self):
+        return self.standing.status
+
+    @property
+    def finished_count(self):
+        return self.standing.finished
+
+    @property
+    def open_attempt_id(self):
+        return self.standing.open_attempt_id
 
     @property
     def attempts_left(self):
@@ -49,50 +53,37 @@ class LearnerAssignment:
         return self.status != Status.UPCOMING and (self.open_attempt_id or self.attempts_left != 0)
 
 
-def status_of(rules, finished_count, on_time_count, open_attempt_id, now):
-    if open_attempt_id:
-        return Status.IN_PROGRESS
-    if finished_count:
-        return Status.SUBMITTED if on_time_count else Status.LATE
-    if now < rules.opens_at:
-        return Status.UPCOMING
-    return Status.MISSED if now > rules.due_at else Status.NOT_STARTED
-
-
-def _annotated_for(user, assignments):
-    mine = Attempt.objects.filter(user=user, assignment=OuterRef("pk"))
-    finished = mine.filter(finished_at__isnull=False).order_by().values("assignment")
-    return assignments.annotate(
-        finished_count=Subquery(finished.annotate(n=Count("pk")).values("n")[:1]),
-        on_time_count=Subquery(finished.filter(is_late=False).annotate(n=Count("pk")).values("n")[:1]),
-        open_attempt_id=Subquery(mine.filter(finished_at__isnull=True).values("pk")[:1]),
-    ).prefetch_related(Prefetch("overrides", queryset=AssignmentOverride.objects.filter(learner=user)))
+def _with_learners_own(user, assignments):
+    """The learner's override and attempts on each assignment, prefetched: two queries."""
+    return assignments.prefetch_related(
+        Prefetch("overrides", queryset=AssignmentOverride.objects.filter(learner=user)),
+        Prefetch("attempts", queryset=Attempt.objects.filter(user=user).order_by("started_at", "pk"), to_attr="mine"),
+    )
 
 
 def learner_assignments(*, user, now=None, classroom=None):
-    """The learner's assignments in all their classes (or one), soonest due first. Two queries.
+    """The learner's assignments in all their classes (or one), soonest due first. Three queries.
     Call `catch_up_learner` first, so timed attempts whose time ran out count as finished."""
     now = now or timezone.now()
     assignments = Assignment.objects.for_learner(user).select_related("classroom", "pool")
     if classroom is not None:
         assignments = assignments.filter(classroom=classroom)
-    return [_as_seen_by(assignment, now) for assignment in _annotated_for(user, assignments)]
+    return [_as_seen_by(assignment, now) for assignment in _with_learners_own(user, assignments)]
 
 
 def get_learner_assignment(*, user, assignment_id, now=None):
     """One assignment of the learner's classes, or None if it is not theirs."""
     now = now or timezone.now()
     assignments = Assignment.objects.for_learner(user).filter(pk=assignment_id).select_related("classroom", "pool")
-    assignment = _annotated_for(user, assignments).first()
+    assignment = _with_learners_own(user, assignments).first()
     return assignment and _as_seen_by(assignment, now)
 
 
 def _as_seen_by(assignment, now):
     override = next(iter(assignment.overrides.all()), None)
     rules = assignment.rules_for(override)
-    finished, on_time = assignment.finished_count or 0, assignment.on_time_count or 0
-    status = status_of(rules, finished, on_time, assignment.open_attempt_id, now)
-    return LearnerAssignment(assignment, rules, finished, on_time, assignment.open_attempt_id, status)
+    standing = standing_of(attempts=assignment.mine, rules=rules, grading=assignment.grading, now=now)
+    return LearnerAssignment(assignment, rules, assignment.mine, standing)
 
 
 class KeepOrder:
@@ -179,6 +170,13 @@ def apply_rules_to_attempts(*, assignment, learner):
         is_late=Q(finished_at__gt=rules.due_at),
         reveal_at=rules.due_at if _answers_released_at_due(assignment) else None,
     )
+
+
+def apply_rules_to_everyone(assignment):
+    """After the assignment's own dates or limits change: every learner who attempted it."""
+    learners = Attempt.objects.filter(assignment=assignment).order_by().values_list("user", flat=True).distinct()
+    for learner_id in learners:
+        apply_rules_to_attempts(assignment=assignment, learner=learner_id)
 
 
 def _create(user, assignment, rules, questions, order_rng, timing, now):

@@ -9,10 +9,8 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from quiz.forms import JoinClassForm
-from quiz.models import Attempt
 from quiz.study.catch_up import catch_up_learner
 from quiz.teaching import rules
-from quiz.teaching.gradebook import counted_score
 
 
 @require_http_methods(["GET", "POST"])
@@ -52,11 +50,8 @@ def learner_assignment(request, assignment_id):
     now = timezone.now()
     catch_up_learner(request.user, now=now)  # after the due date, answers are released
     seen = _seen_or_404(request, assignment_id)
-    attempts = Attempt.objects.for_user(request.user).filter(assignment=seen.assignment).order_by("started_at")
-    finished_scores = [attempt.score_percent for attempt in attempts if attempt.is_finished]
-    counted = counted_score(finished_scores, seen.assignment.grading)
-    context = {"seen": seen, "attempts": attempts, "counted": counted, "now": now}
-    context["scores_visible"] = all(attempt.answers_visible(now) for attempt in attempts)
+    context = {"seen": seen, "attempts": seen.attempts, "counted": seen.standing.score, "now": now}
+    context["scores_visible"] = all(attempt.answers_visible(now) for attempt in seen.attempts)
     return render(request, "quiz/learner_assignment.html", context)
 
 

@@ -22,7 +22,7 @@ from quiz.models import Assignment, Attempt, Classroom, Question, new_join_code
 from quiz.study.catch_up import close_expired_attempts
 from quiz.teaching import exports, rules
 from quiz.teaching.gradebook import build_gradebook
-from quiz.teaching.item_analysis import analyse_items, recall_by_learner
+from quiz.teaching.item_analysis import MIN_LEARNERS_TO_FLAG, analyse_items, recall_by_learner, sorted_items
 
 from .access import (
     instructor_required,
@@ -66,7 +66,8 @@ def classroom(request, classroom_id):
     context = {
         "classroom": classroom,
         "page": page,
-        "assignments": classroom.assignments.select_related("pool"),
+        "assignments": classroom.assignments.select_related("pool"),  # archived ones listed apart, in the page
+        "rename_form": ClassroomForm(instance=classroom),
         "join_url": join_url,
     }
     return render(request, "instructor/classroom.html", context)
@@ -79,20 +80,6 @@ def new_code(request, classroom_id):
     classroom.join_code = new_join_code()
     classroom.save(update_fields=["join_code"])
     messages.success(request, "New join code made; the old one no longer works.")
-    return redirect(classroom)
-
-
-@require_POST
-@instructor_required
-def remove_learner(request, classroom_id, learner_id):
-    classroom = own_classroom_or_404(request, classroom_id)
-    learner = learner_in_class_or_404(classroom, learner_id)
-    classroom.remove_learner(learner)
-    messages.success(
-        request,
-        f"{learner.username} was removed from {classroom.name}; their attempts are kept. "
-        "To keep them from joining again, make a new join code.",
-    )
     return redirect(classroom)
 
 
@@ -121,7 +108,8 @@ def pool(request, pool_id):
             form.save()
             messages.success(request, "Saved.")
             return redirect(pool)
-    bank_filter = BankFilterForm(request.GET or None, user=request.user)
+    # Always bound: an empty query is "no filter", so the whole bank shows on first load.
+    bank_filter = BankFilterForm(request.GET, user=request.user)
     chosen = pool.entries.values("question")
     bank = bank_filter.filter(Question.objects.visible_to(request.user).current().exclude(pk__in=chosen).select_related("question_set"))
     bank_page = Paginator(bank.order_by("question_set__title", "position"), settings.QUIZ_PAGE_SIZE).get_page(
@@ -260,6 +248,18 @@ def item_analysis(request, assignment_id):
     now = timezone.now()
     close_expired_attempts(Attempt.objects.filter(assignment=assignment), now=now)
     items = analyse_items(assignment=assignment)
+    sort = request.GET.get("sort", "position")
     recall = recall_by_learner(assignment=assignment, now=now)
-    context = {"assignment": assignment, "items": items, "recall": recall}
+    context = {
+        "assignment": assignment,
+        "items": items,
+        "summary": sorted_items(items, sort),
+        "sort": sort,
+        "recall": recall,
+        "min_learners_to_flag": MIN_LEARNERS_TO_FLAG,
+        "sort_columns": [
+            ("position", "Question"), ("answered", "Answered"), ("facility", "Facility"),
+            ("point_biserial", "Point-biserial"), ("discrimination", "Discrimination"),
+        ],
+    }
     return render(request, "instructor/item_analysis.html", context)
