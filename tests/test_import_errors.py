@@ -209,8 +209,7 @@ def test_the_command_prints_every_problem_of_every_file_and_saves_nothing(tmp_pa
         f"{three}:2: question q1: no choice ends with (Correct answer)",
         f"{three}:15: question q3: 'Correct answer:' does not match the choice marked (Correct answer)",
         f"{three}:21: question q4: expected one explanation line after 'Correct answer:'",
-        f"{one}:3: card 1 is incomplete: 3 paragraph(s) left, each card needs 4 (question, answer, misconception, "
-        "correction)",
+        f"{one}:3: card 1 is incomplete: 3 paragraph(s) left, each card needs 4 (question, answer, misconception, correction)",
     ]
     assert content_snapshot() == before
 
