@@ -55,6 +55,21 @@ def test_a_malformed_question_is_refused_with_its_file_and_line(text, message):
     assert refusal(text).startswith(message)
 
 
+def test_every_broken_question_is_reported_and_each_is_skipped_up_to_its_answer_line():
+    text = (
+        "Q1?\nA. a\nC. c\nD. d\nANSWER: A\n\n"  # one problem: the choices after it would only echo it
+        "Q2?\nA. a\nB. b\nANSWER: B\n\n"
+        "Q3?\nA. a\nB. b\nANSWER: E\n\n"
+        "Q4?\nA. a\nANSWER: A\n"
+    )
+
+    assert refusal(text).splitlines() == [
+        "quiz.txt:3: expected choice B, found C",
+        "quiz.txt:15: ANSWER must be one of A, B, found 'E'",
+        "quiz.txt:19: a question needs at least 2 choices",
+    ]
+
+
 @pytest.mark.django_db
 def test_it_imports_into_the_database_and_a_second_import_changes_nothing():
     import_documents([SAMPLE])

@@ -82,6 +82,16 @@ def test_a_malformed_export_is_refused_with_its_file_and_line(text, message):
     assert refusal(text).startswith(message)
 
 
+def test_every_broken_note_is_reported_with_its_line():
+    text = "#separator:tab\n#guid column:3\nF1\tB1\tg1\n\tB2\tg2\nF3\tB3\tg1\nF4\t\tg4\nF5\tB5\tg5\n"
+
+    assert refusal(text).splitlines() == [
+        "export.txt:4: the front is empty",
+        "export.txt:5: the guid 'g1' is also on line 3",
+        "export.txt:6: the back is empty",
+    ]
+
+
 @pytest.mark.django_db
 def test_it_imports_into_the_database_and_a_second_import_changes_nothing():
     import_documents([SAMPLE])

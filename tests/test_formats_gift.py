@@ -113,6 +113,21 @@ def test_a_malformed_question_is_refused_with_its_file_and_line(text, message):
     assert refusal(text).startswith(message)
 
 
+def test_every_broken_question_is_reported_with_its_line_not_only_the_first():
+    text = (
+        "::Q1:: No right answer {~a ~b}\n\n"
+        "::Q2:: Fine {=a ~b}\n\n"
+        "::Q3:: Unclosed {=a ~b\n\n"
+        "::Q4:: Two blocks {=a ~b}{=c ~d}\n"
+    )
+
+    assert refusal(text).splitlines() == [
+        "quiz.gift:1: no right answer: mark the right one with '='",
+        "quiz.gift:5: '{' is not closed by '}' (write \\{ for a brace in the text)",
+        "quiz.gift:7: a second answer block: a question has one {...}",
+    ]
+
+
 def test_a_gift_file_is_recognised_by_its_content():
     assert parse_document(SAMPLE.read_bytes(), "anything.txt")[0][0].kind == SourceDocument.Kind.QUIZ
     assert parse_document(b"One?{=yes ~no}\n", "x.txt")[0][0].items[0].stem == "One?"

@@ -95,6 +95,27 @@ def test_a_malformed_table_is_refused_with_its_file_and_line(text, message):
     assert refusal(text).startswith(message)
 
 
+def test_every_broken_row_is_reported_and_a_malformed_one_does_not_stop_the_reading():
+    text = 'stem,choices,answer\nQ1?,a|b,Z\nQ2?,a|b,A\n"Q3"x,a|b,A\n,a|b,A\nQ5?,a|b,B\n'
+
+    assert refusal(text).splitlines() == [
+        "table.csv:2: the answer 'Z' matches no choice (give its letter, its number or its exact text)",
+        "table.csv:4: malformed row: ',' expected after '\"'",
+        "table.csv:5: the stem is empty",
+    ]
+
+
+def test_problems_beyond_a_hundred_are_counted_not_listed():
+    text = "front,back\n" + "F,\n" * 150
+
+    lines = refusal(text).splitlines()
+
+    assert len(lines) == 101
+    assert lines[0] == "table.csv:2: the back is empty"
+    assert lines[99] == "table.csv:101: the back is empty"
+    assert lines[100] == "… and 50 more"
+
+
 def test_a_deck_document_whose_title_has_a_comma_stays_a_deck():
     document, _ = parse("Protocols, ports\n\nFront\n\nBack\n\nMyth\n\nFix\n", "deck.txt")
 

@@ -193,6 +193,27 @@ def test_a_malformed_document_is_refused_with_its_line_and_nothing_is_saved(tmp_
     assert content_snapshot() == before
 
 
+def test_the_command_prints_every_problem_of_every_file_and_saves_nothing(tmp_path):
+    run_import(QUIZ)
+    good = write(tmp_path, "good.txt", GOOD_QUIZ)
+    three = write(tmp_path, "three.txt", quiz_text(
+        question(1, choices=("a", "b")), question(2), question(3, answer="wrong"), question(4, explanation=None),
+    ))
+    one = write(tmp_path, "one.txt", "Deck\n\nQ1\n\nA1\n\nM1\n")
+    before = content_snapshot()
+
+    with pytest.raises(CommandError) as error:
+        run_import(good, three, one)
+
+    assert str(error.value).splitlines() == [
+        f"{three}:2: question q1: no choice ends with (Correct answer)",
+        f"{three}:15: question q3: 'Correct answer:' does not match the choice marked (Correct answer)",
+        f"{three}:21: question q4: expected one explanation line after 'Correct answer:'",
+        f"{one}:3: card 1 is incomplete: 3 paragraph(s) left, each card needs 4 (question, answer, misconception, correction)",
+    ]
+    assert content_snapshot() == before
+
+
 def test_a_file_that_is_not_utf8_is_refused_with_its_line(tmp_path):
     good = write(tmp_path, "good.txt", GOOD_QUIZ)
     bad = tmp_path / "latin1.txt"

@@ -81,6 +81,39 @@ def test_a_problem_is_shown_beside_its_line_and_nothing_is_staged(client, ann):
     assert not PendingImport.objects.exists()
 
 
+def test_every_problem_is_listed_and_marked_beside_its_own_line(client, ann):
+    broken = "::Q1:: No right answer {~a ~b}\n\n::Q2:: Fine {=a ~b}\n\n::Q3:: Unclosed {=a ~b\n\n::Q4:: {=a}{=b ~c}\n"
+    response = paste(client, broken, name="broken", format="gift")
+
+    html = response.content.decode()
+    assert response.status_code == 422
+    assert "3 problems to fix" in html
+    for line, message in [(1, "no right answer"), (5, "&#x27;{&#x27; is not closed"), (7, "a second answer block")]:
+        assert f"<li>broken:{line}: {message}" in html  # listed
+        marked = re.search(rf'<li value="{line}" class="problem"[^>]*><code>[^<]*</code> <strong[^>]*>([^<]*)<', html)
+        assert marked and marked.group(1).startswith(f"← line {line}: {message}")  # and beside its line
+    assert html.count('class="problem"') == 3 and html.count('aria-current="true"') == 1
+    assert '<li value="3"><code>::Q2:: Fine {=a ~b}</code></li>' in html  # a short file is shown whole
+    assert not PendingImport.objects.exists() and not QuestionSet.objects.exists()
+
+
+def test_a_long_file_shows_the_lines_around_each_problem_with_gaps_and_at_most_200(client, ann):
+    rows = [f"Q{number}?,a|b,{'Z' if number % 50 == 0 else 'A'}" for number in range(1, 1001)]
+    response = paste(client, "stem,choices,answer\n" + "\n".join(rows) + "\n", name="long.csv")
+
+    html = response.content.decode()
+    shown = [int(number) for number in re.findall(r'<li value="(\d+)"', html)]
+    assert response.status_code == 422 and "20 problems to fix" in html
+    assert shown[:8] == [48, 49, 50, 51, 52, 53, 54, 98]  # three lines either side of line 51
+    assert len(shown) == 19 * 7 + 4 and html.count('class="gap"') == 20  # the last problem is on the last line
+    assert html.count('class="problem"') == 20
+
+    rows = [f"Q{number}?,a|b,{'Z' if number % 10 == 0 else 'A'}" for number in range(1, 2001)]
+    html = paste(client, "stem,choices,answer\n" + "\n".join(rows) + "\n", name="many.csv").content.decode()
+    assert "200 problems to fix" in html and "… and 100 more" in html
+    assert len(re.findall(r'<li value="', html)) == 200  # not 100 windows of 7 lines
+
+
 def test_markup_is_shown_as_text(client, ann):
     response = paste(client, "::x:: <script>alert(1)</script> pick?{=a ~b}\n", name="markup", format="gift")
     preview = client.get(response.url).content.decode()

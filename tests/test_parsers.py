@@ -172,3 +172,60 @@ def test_reading_a_missing_file_is_refused_without_a_line(tmp_path):
 
     assert refused.value.line is None
     assert str(refused.value).startswith(f"{tmp_path / 'missing.txt'}: cannot read file")
+
+
+def _question(number, choices="- a (Correct answer)\n- b", answer="a"):
+    return f"Question {number}: Q{number}?\n{choices}\nCorrect answer: {answer}\nWhy.\n"
+
+
+def _card(front, back="Back."):
+    return f"{front}\n\n{back}\n\nMyth.\n\nFix.\n\n"
+
+
+def _json_question(key, stem="S", right=("true", "false")):
+    choices = f'[{{"text": "a", "correct": {right[0]}}}, {{"text": "b", "correct": {right[1]}}}]'
+    return f'    {{"key": "{key}", "stem": "{stem}", "explanation": "", "choices": {choices}}}'
+
+
+THREE_BAD_ITEMS = {
+    "quiz": (
+        "A quiz\n" + _question(1, choices="- a\n- b") + _question(2) + _question(3, answer="b") + _question(2),
+        [
+            "quiz.txt:2: question q1: no choice ends with (Correct answer)",
+            "quiz.txt:15: question q3: 'Correct answer:' does not match the choice marked (Correct answer)",
+            "quiz.txt:17: Question 2 appears twice (first on line 7)",
+        ],
+    ),
+    "deck": (
+        "A deck\n\n" + _card("Topics: a\nTopics: b\nQ1?") + _card("Q2?", "B" * 10_001) + _card("Q3?")
+        + _card(f"Topics: {'t' * 101}\nQ4?"),
+        [
+            "quiz.txt:4: card 1 has a second 'Topics:' line",
+            "quiz.txt:15: a paragraph is longer than 10000 characters (a missing blank line?)",
+            f"quiz.txt:29: the topic '{'t' * 57}...' is longer than 100 characters",
+        ],
+    ),
+    "json": (
+        '{"question_sets": [{"title": "T", "source": null, "questions": [\n'
+        + ",\n".join([_json_question("q1", right=("true", "true")), _json_question("q2"),
+                      _json_question("q3", stem=""), _json_question("q2")])
+        + "\n]}]}\n",
+        [
+            'quiz.txt:2: exactly one choice must have "correct": true',
+            'quiz.txt:4: "stem" must be a non-empty string',
+            'quiz.txt:5: key "q2" appears twice in one set or deck',
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("format", THREE_BAD_ITEMS)
+def test_every_broken_item_is_reported_with_its_line_and_the_first_is_the_error(format):
+    text, problems = THREE_BAD_ITEMS[format]
+
+    with pytest.raises(ContentError) as refused:
+        parse_document(text.encode(), "quiz.txt", format)
+
+    assert str(refused.value).splitlines() == problems
+    # Callers that show one problem see the first.
+    assert f"{refused.value.file}:{refused.value.line}: {refused.value.message}" == problems[0]

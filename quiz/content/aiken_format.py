@@ -22,6 +22,7 @@ from .documents import (
     ExportError,
     ParsedDocument,
     ParsedQuestion,
+    Problems,
     check_choices,
     check_text,
     one_line,
@@ -45,39 +46,58 @@ def looks_like_aiken(lines):
 
 
 class _Question:
-    """A question being read: its first line, its text lines and its choices so far."""
+    """A question being read: its first line, its text lines and its choices so far. A broken
+    one (its problem recorded) only waits for its ANSWER line, where the next question starts."""
 
     def __init__(self, line, text):
-        self.line, self.text, self.choices = line, [text], []
+        self.line, self.text, self.choices, self.broken = line, [text], [], False
 
 
 def parse_aiken(text, file, checksum):
-    """([ParsedDocument], []) for an Aiken file, or raise ContentError."""
-    questions, current = [], None
+    """([ParsedDocument], []) for an Aiken file, or raise ContentError (ContentErrors with every
+    broken question: each is skipped up to its ANSWER line and the next one read)."""
+    questions, current, problems = [], None, Problems()
     for number, line in enumerate(text.split("\n"), start=1):
         line = line.strip()
         if not line:
             continue
-        if answer := ANSWER_LINE.match(line):
-            questions.append(_finished(current, answer.group(1).strip(), number, file, len(questions) + 1))
-            current = None
-        elif choice := CHOICE_LINE.match(line):
-            _add_choice(current, choice, number, file)
-        elif current is None:
-            current = _Question(number, line)
-        elif current.choices:
-            message = f"expected the next choice or 'ANSWER: X' for the question on line {current.line}"
-            raise ContentError(file, number, message)
-        else:
-            current.text.append(line)
-    if current is not None:
-        raise ContentError(file, current.line, "the question has no 'ANSWER: X' line")
+        try:
+            current = _read_line(current, line, number, file, questions)
+        except ContentError as error:
+            problems.add(error)
+            # One problem per question: what follows it up to the ANSWER line would only echo it.
+            current = current or _Question(number, line)
+            current.broken = not ANSWER_LINE.match(line)
+            current = current if current.broken else None
+    if current is not None and not current.broken:
+        problems.add(ContentError(file, current.line, "the question has no 'ANSWER: X' line"))
+    problems.raise_if_any()
     if not questions:
         raise ContentError(file, None, "no questions: expected a question, choices 'A. ...' and 'ANSWER: X'")
     document = ParsedDocument(
         file, SourceDocument.Kind.QUIZ, title_from_file_name(file), source_file_name(file), checksum, questions
     )
     return [document], []
+
+
+def _read_line(current, line, number, file, questions):
+    """The question being read after this line (None after its ANSWER line)."""
+    if answer := ANSWER_LINE.match(line):
+        if not (current and current.broken):
+            questions.append(_finished(current, answer.group(1).strip(), number, file, len(questions) + 1))
+        return None
+    if current is not None and current.broken:
+        return current
+    if choice := CHOICE_LINE.match(line):
+        _add_choice(current, choice, number, file)
+    elif current is None:
+        return _Question(number, line)
+    elif current.choices:
+        message = f"expected the next choice or 'ANSWER: X' for the question on line {current.line}"
+        raise ContentError(file, number, message)
+    else:
+        current.text.append(line)
+    return current
 
 
 def _add_choice(current, choice, number, file):

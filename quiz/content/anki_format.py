@@ -28,6 +28,7 @@ from .documents import (
     ContentError,
     ParsedCard,
     ParsedDocument,
+    Problems,
     check_text,
     check_topic,
     one_line,
@@ -54,17 +55,22 @@ def looks_like_anki(lines):
 
 
 def parse_anki(text, file, checksum):
-    """([ParsedDocument], [warning, ...]) for an Anki text export, or raise ContentError."""
+    """([ParsedDocument], [warning, ...]) for an Anki text export, or raise ContentError
+    (ContentErrors with every broken note)."""
     lines = text.split("\n")
     headers = _headers(lines)
     header_count = len(headers)
     separator = _separator(headers, lines[header_count:], file)
-    rows = list(read_rows(lines, header_count, separator, file))
+    # A broken row is skipped and the next one read: notes stand on their own.
+    problems = Problems()
+    rows = list(read_rows(lines, header_count, separator, file, problems))
     if not rows:
+        problems.raise_if_any()
         raise ContentError(file, header_count or 1, "no notes after the header lines")
     notes = _Notes(headers, separator, rows, file)
-    cards = [notes.card(line, row, number) for number, (line, row) in enumerate(rows, start=1)]
-    _refuse_repeated_guids(cards, file)
+    cards = problems.each(notes.card, [(line, row, number) for number, (line, row) in enumerate(rows, start=1)])
+    _refuse_repeated_guids(cards, file, problems)
+    problems.raise_if_any()
     document = ParsedDocument(
         file, SourceDocument.Kind.DECK, title_from_file_name(file), source_file_name(file), checksum, cards,
         keys_are_identities=notes.guid is not None,
@@ -170,12 +176,12 @@ def _cell(row, number):
     return row[number - 1] if number <= len(row) else ""
 
 
-def _refuse_repeated_guids(cards, file):
+def _refuse_repeated_guids(cards, file, problems):
     first_seen = {}
     for card in cards:
         if card.key in first_seen:
-            raise ContentError(file, card.line, f"the guid {card.key!r} is also on line {first_seen[card.key]}")
-        first_seen[card.key] = card.line
+            problems.add(ContentError(file, card.line, f"the guid {card.key!r} is also on line {first_seen[card.key]}"))
+        first_seen.setdefault(card.key, card.line)
 
 
 def write_anki(deck):

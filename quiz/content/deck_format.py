@@ -14,6 +14,7 @@ from .documents import (
     ExportError,
     ParsedCard,
     ParsedDocument,
+    Problems,
     check_text,
     check_title,
     one_line,
@@ -26,7 +27,8 @@ from .documents import (
 
 
 def parse_deck(lines, file, checksum):
-    """The ParsedDocument for the lines of a deck document, or raise ContentError."""
+    """The ParsedDocument for the lines of a deck document, or raise ContentError (ContentErrors
+    with every broken card: each is skipped and the next one read)."""
     paragraphs = _paragraphs(lines)
     title_line, title = paragraphs[0]
     title = " ".join(title.split("\n"))
@@ -34,15 +36,18 @@ def parse_deck(lines, file, checksum):
     if not rest:
         raise ContentError(file, title_line, "no cards: expected paragraphs in groups of four after the title")
     # Checked before the count of paragraphs: a Topics line set apart by a blank line shifts
-    # every later card by one paragraph, and this is the message that says where.
+    # every later card by one paragraph, and this is the message that says where. Every such
+    # line is reported, but no card after one: they would all be read a paragraph off.
+    problems = Problems()
     for number, text in rest:
         if "\n" not in text and TOPICS_LINE.match(text):
-            raise ContentError(
+            problems.add(ContentError(
                 file,
                 number,
                 f"a '{TOPICS_PREFIX}' line must be the first line of a card's question paragraph, "
                 "with the question on the next line (no blank line between them)",
-            )
+            ))
+    problems.raise_if_any()
     complete = len(rest) - len(rest) % len(CARD_PARTS)
     if complete < len(rest):
         raise ContentError(
@@ -51,18 +56,17 @@ def parse_deck(lines, file, checksum):
             f"card {complete // 4 + 1} is incomplete: {len(rest) - complete} paragraph(s) left, each card needs 4 "
             "(question, answer, misconception, correction)",
         )
-    for number, text in rest:
-        check_text(text, file, number, "a paragraph")
-    cards = [
-        _parse_card(file, number, rest[start : start + 4])
-        for number, start in enumerate(range(0, complete, len(CARD_PARTS)), start=1)
-    ]
-    return ParsedDocument(
-        file, SourceDocument.Kind.DECK, check_title(title, file, title_line), source_file_name(file), checksum, cards
-    )
+    groups = [rest[start : start + len(CARD_PARTS)] for start in range(0, complete, len(CARD_PARTS))]
+    cards = problems.each(_parse_card, [(file, number, group) for number, group in enumerate(groups, start=1)])
+    title = problems.collect(check_title, title, file, title_line)
+    name = problems.collect(source_file_name, file)
+    problems.raise_if_any()
+    return ParsedDocument(file, SourceDocument.Kind.DECK, title, name, checksum, cards)
 
 
 def _parse_card(file, number, paragraphs):
+    for line, text in paragraphs:
+        check_text(text, file, line, "a paragraph")
     (line, front), *others = paragraphs
     topics = None
     first, _, question = front.partition("\n")

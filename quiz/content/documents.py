@@ -1,5 +1,6 @@
-"""What the parsers produce and share: the parsed-document dataclasses, ContentError, the
-limits a document must respect, and the checks that more than one format applies.
+"""What the parsers produce and share: the parsed-document dataclasses, ContentError (and
+ContentErrors with Problems, to report every problem of a document), the limits a document
+must respect, and the checks that more than one format applies.
 
 Nothing here touches the database: the models are imported only for their column sizes and
 SourceDocument.Kind, so parsed documents can be built and tested without one.
@@ -23,6 +24,8 @@ MAX_TEXT = 10_000
 # fill the server's memory or hold the import transaction for minutes.
 MAX_FILE_BYTES = 5_000_000
 MAX_ITEMS = 5_000
+# Problems reported at once: enough to fix a file in one pass, few enough to read.
+MAX_PROBLEMS = 100
 # Characters no database column can hold: NUL (PostgreSQL refuses it) and lone surrogates
 # (not encodable as UTF-8), which JSON can spell as "\u0000" and "\ud800".
 UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
@@ -41,6 +44,63 @@ class ContentError(Exception):
     def __str__(self):
         where = self.file if self.line is None else f"{self.file}:{self.line}"
         return f"{where}: {self.message}"
+
+
+class ContentErrors(ContentError):
+    """Every problem found in the items of one or more documents, each a ContentError; `str()`
+    is one `FILE:LINE: message` per line. As a ContentError it is the first problem, so callers
+    that show one problem (`.file`, `.line`, `.message`) keep working."""
+
+    def __init__(self, problems, more=0):
+        first = problems[0]
+        super().__init__(first.file, first.line, first.message)
+        self.problems, self.more = list(problems), more
+
+    def __str__(self):
+        lines = [ContentError.__str__(problem) for problem in self.problems]
+        return "\n".join(lines + ([f"… and {self.more} more"] if self.more else []))
+
+
+class Problems:
+    """What is wrong with a document's items, collected so that one import reports them all.
+
+    A parser runs each item that stands on its own through `collect`, which records the item's
+    ContentError and skips the item; once done, `raise_if_any` raises them all as one
+    ContentErrors. Problems that make the rest meaningless (a file that is not UTF-8, a broken
+    header) are still raised at once: a guess past them would bury the real problem in noise."""
+
+    def __init__(self):
+        self.found, self.more, self.seen = [], 0, set()
+
+    def add(self, error):
+        for problem in getattr(error, "problems", [error]):
+            if str(problem) in self.seen:  # e.g. two bad strings in one JSON object
+                continue
+            self.seen.add(str(problem))
+            if len(self.found) < MAX_PROBLEMS:
+                self.found.append(problem)
+            else:
+                self.more += 1
+        self.more += getattr(error, "more", 0)
+
+    def collect(self, build, *args):
+        """build(*args), or None when it raises ContentError, which is recorded."""
+        try:
+            return build(*args)
+        except ContentError as error:
+            self.add(error)
+            return None
+
+    def each(self, build, arguments):
+        """[build(*args), ...] for the args of each item, leaving out the items with a problem."""
+        return [built for args in arguments if (built := self.collect(build, *args)) is not None]
+
+    def raise_if_any(self):
+        if self.found:
+            # By file, in the order files were first named, then by line: as an editor lists them.
+            files = list(dict.fromkeys(problem.file for problem in self.found))
+            ordered = sorted(self.found, key=lambda problem: (files.index(problem.file), problem.line or 0))
+            raise ContentErrors(ordered, self.more)
 
 
 @dataclass

@@ -32,6 +32,7 @@ from .documents import (
     ExportError,
     ParsedDocument,
     ParsedQuestion,
+    Problems,
     check_choices,
     check_text,
     check_topic,
@@ -70,20 +71,23 @@ def looks_like_gift(text):
 
 
 def parse_gift(text, file, checksum):
-    """([ParsedDocument], [warning, ...]) for a GIFT file, or raise ContentError."""
+    """([ParsedDocument], [warning, ...]) for a GIFT file, or raise ContentError (ContentErrors
+    with every broken question)."""
     if PLACEHOLDERS.search(text):
         line = text.count("\n", 0, PLACEHOLDERS.search(text).start()) + 1
         raise ContentError(file, line, "contains a private-use character (U+E000-U+E007), which GIFT files cannot hold")
-    questions, warnings, topics = [], [], None
+    questions, warnings, topics, problems = [], [], None, Problems()
     for block in _blocks(text.split("\n")):
-        block, category = _category(block, file)
+        # A broken question is skipped and the next block read: blocks stand on their own.
+        block, category = problems.collect(_category, block, file) or (block[1:], None)
         if category is not None:
             topics = category
         if block:
-            question = _parse_question(_Block(block, file), topics, warnings)
+            question = problems.collect(_parse_question, _Block(block, file), topics, warnings)
             if question:
                 question.key = f"q{len(questions) + 1}"
                 questions.append(question)
+    problems.raise_if_any()
     if not questions:
         raise ContentError(file, None, f"no multiple-choice or true/false question to import ({len(warnings)} skipped)")
     document = ParsedDocument(

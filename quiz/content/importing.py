@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.utils import timezone
 
-from .documents import ContentError
+from .documents import ContentError, Problems
 from .reading import parse_document, read_document
 from .sync import save_document
 
@@ -28,11 +28,7 @@ def import_documents(paths, *, format=None, owner=None, dry_run=False, now=None)
 
     `format` (a name in reading.FORMATS) reads every file in that format instead of
     recognising each one by its content."""
-    documents, warnings = [], []
-    for path in paths:
-        parsed, file_warnings = read_document(path, format)
-        documents.extend(parsed)
-        warnings.extend(file_warnings)
+    documents, warnings = _read_all(read_document, [(path,) for path in paths], format)
     report = import_parsed(documents, owner=owner, dry_run=dry_run, now=now)
     report.warnings[:0] = warnings
     return report
@@ -40,11 +36,18 @@ def import_documents(paths, *, format=None, owner=None, dry_run=False, now=None)
 
 def parse_files(files, *, format=None):
     """([ParsedDocument], [warning]) for [(name, bytes)], as uploaded in the browser."""
-    documents, warnings = [], []
-    for name, data in files:
-        parsed, file_warnings = parse_document(data, name, format)
-        documents.extend(parsed)
-        warnings.extend(file_warnings)
+    return _read_all(parse_document, [(data, name) for name, data in files], format)
+
+
+def _read_all(read, sources, format):
+    """([ParsedDocument], [warning]) of read(*source, format) for every source; raises the
+    problems of every file at once (ContentErrors), so one run shows all there is to fix."""
+    documents, warnings, problems = [], [], Problems()
+    for source in sources:
+        if (parsed := problems.collect(read, *source, format)) is not None:
+            documents.extend(parsed[0])
+            warnings.extend(parsed[1])
+    problems.raise_if_any()
     return documents, warnings
 
 

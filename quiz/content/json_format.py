@@ -21,6 +21,7 @@ from .documents import (
     ParsedCard,
     ParsedDocument,
     ParsedQuestion,
+    Problems,
     check_text,
     check_title,
     check_topic,
@@ -55,7 +56,8 @@ class _LocatingDecoder(json.JSONDecoder):
 
 
 def parse_export(text, file):
-    """[ParsedDocument, ...], one per set and deck of an export file, or raise ContentError."""
+    """[ParsedDocument, ...], one per set and deck of an export file, or raise ContentError
+    (ContentErrors with every broken question, card, set or deck)."""
     try:
         data = _LocatingDecoder(text).decode(text)
     except json.JSONDecodeError as error:
@@ -63,11 +65,16 @@ def parse_export(text, file):
     except RecursionError as error:
         message = f"JSON is nested more than {MAX_JSON_DEPTH} levels deep"
         raise ContentError(file, _too_deep_at(text), message) from error
-    _check_json_values(file, data)
+    problems = Problems()
+    _check_json_values(file, data, problems)
     if not isinstance(data, dict) or not ({"question_sets", "decks"} & data.keys()):
+        problems.raise_if_any()
         raise ContentError(file, 1, "expected an object with 'question_sets' and/or 'decks'")
-    sets = [_parse_set(file, entry) for entry in _list(file, data, "question_sets", required=False)]
-    decks = [_parse_deck(file, entry) for entry in _list(file, data, "decks", required=False)]
+    # A broken question, card, set or deck is skipped and the next one read.
+    entries = {name: _list(file, data, name, required=False) for name in ("question_sets", "decks")}
+    sets = problems.each(_parse_set, [(file, entry, problems) for entry in entries["question_sets"]])
+    decks = problems.each(_parse_deck, [(file, entry, problems) for entry in entries["decks"]])
+    problems.raise_if_any()
     return sets + decks
 
 
@@ -84,11 +91,12 @@ def _too_deep_at(text):
     return 1
 
 
-def _check_json_values(file, data):
-    """Refuse nesting deeper than any export and strings no database can store, by line.
+def _check_json_values(file, data, problems):
+    """Refuse nesting deeper than any export (at once) and strings no database can store (added
+    to `problems`), by line.
 
-    Done once over the whole document (without recursion) before anything reads it, so the
-    checksum's json.dumps and the database never see such values.
+    Done once over the whole document (without recursion) before anything reads it; a document
+    with such a string is never returned, so the database never sees one.
     """
     stack = [(data, 1, 1)]
     while stack:
@@ -102,13 +110,13 @@ def _check_json_values(file, data):
             stack.extend((item, depth + 1, line) for item in value)
         elif isinstance(value, str) and (bad := UNSTORABLE.search(value)):
             what = "a NUL character" if bad.group() == "\x00" else "an unpaired surrogate (\\ud800-\\udfff)"
-            raise ContentError(file, line, f"a string contains {what}, which cannot be stored")
+            problems.add(ContentError(file, line, f"a string contains {what}, which cannot be stored"))
 
 
-def _parse_set(file, entry):
+def _parse_set(file, entry, problems):
     entry = _object(file, entry, data_line=1)
-    questions = [_parse_question(file, item) for item in _list(file, entry, "questions")]
-    _unique_keys(file, entry, questions)
+    questions = problems.each(_parse_question, [(file, item) for item in _list(file, entry, "questions")])
+    _unique_keys(file, questions, problems)
     return _parsed_document(file, entry, SourceDocument.Kind.QUIZ, questions)
 
 
@@ -128,14 +136,15 @@ def _parse_question(file, item):
     return ParsedQuestion(key, stem, explanation, parsed, item.line, _json_topics(file, item))
 
 
-def _parse_deck(file, entry):
+def _parse_deck(file, entry, problems):
     entry = _object(file, entry, data_line=1)
-    cards = [_parse_card(file, _object(file, item)) for item in _list(file, entry, "cards")]
-    _unique_keys(file, entry, cards)
+    cards = problems.each(_parse_card, [(file, item) for item in _list(file, entry, "cards")])
+    _unique_keys(file, cards, problems)
     return _parsed_document(file, entry, SourceDocument.Kind.DECK, cards)
 
 
 def _parse_card(file, item):
+    item = _object(file, item)
     texts = [_text(file, item, name, blank=name in ("misconception", "correction")) for name in CARD_PARTS]
     return ParsedCard(_key(file, item), *texts, line=item.line, topics=_json_topics(file, item))
 
@@ -163,7 +172,9 @@ def _parsed_document(file, entry, kind, items):
         raise ContentError(file, entry.line, f'"source" is longer than {MAX_FILE_NAME} characters')
     title = check_title(_text(file, entry, "title"), file, entry.line)
     canonical = json.dumps(entry, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    checksum = hashlib.sha256(canonical.encode()).hexdigest()
+    # surrogatepass: an entry may still hold a lone surrogate, already a problem that stops
+    # the import; for every other text it encodes as UTF-8 does.
+    checksum = hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
     return ParsedDocument(file, kind, title, source, checksum, items, checksum_of_source=False, keys_are_identities=True)
 
 
@@ -200,9 +211,9 @@ def _key(file, entry):
     return key
 
 
-def _unique_keys(file, entry, items):
+def _unique_keys(file, items, problems):
     seen = set()
     for item in items:
         if item.key in seen:
-            raise ContentError(file, item.line, f'key "{item.key}" appears twice in one set or deck')
+            problems.add(ContentError(file, item.line, f'key "{item.key}" appears twice in one set or deck'))
         seen.add(item.key)

@@ -16,6 +16,7 @@ from .documents import (
     ExportError,
     ParsedDocument,
     ParsedQuestion,
+    Problems,
     check_text,
     check_title,
     one_line,
@@ -36,29 +37,37 @@ ANSWER_PREFIX = "Correct answer:"
 
 
 def parse_quiz(lines, file, checksum):
-    """([ParsedDocument], [warning, ...]) for the lines of a quiz document, or raise ContentError."""
+    """([ParsedDocument], [warning, ...]) for the lines of a quiz document, or raise ContentError
+    (ContentErrors with every broken question: each is skipped and the next one read)."""
     numbered = [(number, line.strip()) for number, line in enumerate(lines, start=1) if line.strip()]
     title_line, title = numbered[0]
     if QUESTION_LINE.match(title):
         raise ContentError(file, title_line, "expected the quiz title on the first line, found a question")
-    warnings = []
+    warnings, problems = [], Problems()
     questions = []
     first_seen = {}
-    for start, stem_match, body in _question_blocks(numbered[1:], file, warnings):
-        digits = stem_match.group(1)
-        if len(digits) > MAX_QUESTION_DIGITS:
-            raise ContentError(file, start, f"question number is longer than {MAX_QUESTION_DIGITS} digits")
-        key = f"q{int(digits)}"
-        if key in first_seen:
-            raise ContentError(file, start, f"Question {digits} appears twice (first on line {first_seen[key]})")
-        first_seen[key] = start
-        questions.append(_parse_question(file, start, key, stem_match.group(2).strip(), body, warnings))
-    title = check_title(title, file, title_line)
-    document = ParsedDocument(file, SourceDocument.Kind.QUIZ, title, source_file_name(file), checksum, questions)
-    return [document], warnings
+    for start, stem_match, body in _question_blocks(numbered[1:], file, warnings, problems):
+        question = problems.collect(_numbered_question, file, start, stem_match, body, first_seen, warnings)
+        if question is not None:
+            questions.append(question)
+    title = problems.collect(check_title, title, file, title_line)
+    name = problems.collect(source_file_name, file)
+    problems.raise_if_any()
+    return [ParsedDocument(file, SourceDocument.Kind.QUIZ, title, name, checksum, questions)], warnings
 
 
-def _question_blocks(numbered, file, warnings):
+def _numbered_question(file, start, stem_match, body, first_seen, warnings):
+    digits = stem_match.group(1)
+    if len(digits) > MAX_QUESTION_DIGITS:
+        raise ContentError(file, start, f"question number is longer than {MAX_QUESTION_DIGITS} digits")
+    key = f"q{int(digits)}"
+    if key in first_seen:
+        raise ContentError(file, start, f"Question {digits} appears twice (first on line {first_seen[key]})")
+    first_seen[key] = start
+    return _parse_question(file, start, key, stem_match.group(2).strip(), body, warnings)
+
+
+def _question_blocks(numbered, file, warnings, problems):
     """Yield (line number, `Question N:` match, [(number, line), ...]) per question."""
     block = None
     for number, line in numbered:
@@ -72,7 +81,7 @@ def _question_blocks(numbered, file, warnings):
         elif TOPICS_LINE.match(line):
             # Refused, not ignored: there are no document-wide topics, and a warning is easy to miss.
             message = f"a '{TOPICS_PREFIX}' line belongs right after a question's explanation, not before any question"
-            raise ContentError(file, number, message)
+            problems.add(ContentError(file, number, message))
         else:
             warnings.append(_ignored(file, number, line, "before the first question"))
     if block:

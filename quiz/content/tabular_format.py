@@ -27,6 +27,7 @@ from .documents import (
     ParsedCard,
     ParsedDocument,
     ParsedQuestion,
+    Problems,
     check_choices,
     check_text,
     one_line,
@@ -67,7 +68,8 @@ def looks_like_table(lines):
 
 
 def parse_table(text, file, checksum):
-    """([ParsedDocument], [warning, ...]) for a CSV or TSV file, or raise ContentError."""
+    """([ParsedDocument], [warning, ...]) for a CSV or TSV file, or raise ContentError
+    (ContentErrors with every broken row)."""
     lines = text.split("\n")
     header_line = next(number for number, line in enumerate(lines, start=1) if line.strip())
     first = lines[header_line - 1]
@@ -78,8 +80,11 @@ def parse_table(text, file, checksum):
         raise ContentError(file, header_line, message)
     header = _row_cells(lines[header_line - 1], delimiter, file, header_line)
     table = _Table(header, file, header_line)
-    rows = read_rows(lines, header_line, delimiter, file)
-    items = [table.item(cells, line, number) for number, (line, cells) in enumerate(rows, start=1)]
+    # A broken row is skipped and the next one read: rows stand on their own.
+    problems = Problems()
+    rows = list(read_rows(lines, header_line, delimiter, file, problems))
+    items = problems.each(table.item, [(cells, line, number) for number, (line, cells) in enumerate(rows, start=1)])
+    problems.raise_if_any()
     if not items:
         raise ContentError(file, header_line, "no rows after the header")
     document = ParsedDocument(file, table.kind, title_from_file_name(file), source_file_name(file), checksum, items)
@@ -136,9 +141,10 @@ def _row_cells(line, delimiter, file, number):
         raise ContentError(file, number, f"malformed header: {error}") from error
 
 
-def read_rows(lines, header_line, delimiter, file):
+def read_rows(lines, header_line, delimiter, file, problems):
     """Yield (line number where the row starts, cells) for every non-blank row after line
-    `header_line` (0: all of them); a quoted field may span lines."""
+    `header_line` (0: all of them); a quoted field may span lines. A malformed row is added
+    to `problems` (Problems) and skipped: the csv reader starts afresh on the next line."""
     reader = csv.reader(io.StringIO("\n".join(lines[header_line:]), newline=""), delimiter=delimiter, strict=True)
     consumed = 0
     while True:
@@ -148,7 +154,9 @@ def read_rows(lines, header_line, delimiter, file):
         except StopIteration:
             return
         except csv.Error as error:
-            raise ContentError(file, start, f"malformed row: {error}") from error
+            problems.add(ContentError(file, start, f"malformed row: {error}"))
+            consumed = reader.line_num
+            continue
         consumed = reader.line_num
         if any(cell.strip() for cell in row):
             yield start, row

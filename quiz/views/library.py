@@ -16,7 +16,11 @@ from quiz.content.reading import decode_for_display
 from quiz.forms import ImportForm, VisibilityForm
 from quiz.models import Deck, PendingImport, QuestionSet
 
-SHOWN_AROUND_ERROR = 6  # lines of the source shown on each side of the line with the problem
+# The source shown beside the problems: a short file whole, a longer one as a few lines around
+# each problem, and never more lines in all than one page can sensibly hold.
+SHOWN_WHOLE = 40
+SHOWN_AROUND_PROBLEM = 3
+MAX_SHOWN_LINES = 200
 
 
 @require_safe
@@ -60,7 +64,8 @@ def import_content(request):
         try:
             pending = stage_import(owner=request.user, files=files, format=form.cleaned_data["format"])
         except ContentError as error:
-            context.update(error=error, source=_source_around(files, error))
+            problems, more = getattr(error, "problems", [error]), getattr(error, "more", 0)
+            context.update(error=error, problems=problems, more=more, sources=_sources(files, error))
         else:
             return redirect("import_preview", pending_id=pending.pk)
     return render(request, "library/import.html", context, status=422 if "error" in context else 200)
@@ -97,12 +102,37 @@ def _apply(request, pending):
     return redirect("library")
 
 
-def _source_around(files, error):
-    """The lines of the file the error names around its line, as [(number, text, is_the_line)]."""
-    data = next((data for name, data in files if name == error.file), None)
-    if data is None or error.line is None:
-        return None
-    lines = decode_for_display(data).splitlines()
-    first = max(error.line - SHOWN_AROUND_ERROR, 1)
-    last = min(error.line + SHOWN_AROUND_ERROR, len(lines))
-    return [(number, lines[number - 1], number == error.line) for number in range(first, last + 1)]
+def _sources(files, error):
+    """[(file name, rows)] for each file with a problem on a line: rows are (number, text, [what
+    is wrong there], is the first problem's line) for the lines shown, in order, and None where
+    lines are left out."""
+    shown_in_all, sources = 0, []
+    for name, data in files:
+        lines = decode_for_display(data).split("\n")  # as the parsers number them
+        at = {}
+        for problem in getattr(error, "problems", [error]):
+            if problem.file == name and problem.line is not None and 1 <= problem.line <= len(lines):
+                at.setdefault(problem.line, []).append(problem.message)
+        if lines[-1] == "" and len(lines) not in at:  # the end of the last line, not a line
+            lines.pop()
+        if len(lines) <= SHOWN_WHOLE:
+            numbers = range(1, len(lines) + 1)
+        else:
+            around = (range(max(line - SHOWN_AROUND_PROBLEM, 1), line + SHOWN_AROUND_PROBLEM + 1) for line in at)
+            numbers = sorted({number for window in around for number in window if number <= len(lines)})
+        numbers = list(numbers)[: MAX_SHOWN_LINES - shown_in_all] if at else []
+        if numbers:
+            shown_in_all += len(numbers)
+            first = error.line if name == error.file else None  # the one line aria-current names
+            sources.append((name, _rows(lines, numbers, at, first)))
+    return sources
+
+
+def _rows(lines, numbers, at, first):
+    rows, previous = [], 0
+    for number in numbers:
+        if number > previous + 1:
+            rows.append(None)
+        rows.append((number, lines[number - 1], at.get(number, []), number == first))
+        previous = number
+    return rows + [None] if previous < len(lines) else rows
