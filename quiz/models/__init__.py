@@ -1,12 +1,6 @@
 """The app's models, one module per area. Imported here so `from quiz.models import X` works."""
 
-from .attempts import (
-    MAX_SECONDS_PER_QUESTION,
-    Attempt,
-    AttemptQuerySet,
-    AttemptSlot,
-    shuffled,
-)
+from .attempts import MAX_SECONDS_PER_QUESTION, Attempt, AttemptQuerySet
 from .classes import (
     Assignment,
     AssignmentOverride,
@@ -30,6 +24,7 @@ from .content import (
     count_of,
 )
 from .imports import PendingFile, PendingImport
+from .slots import AttemptSlot, shuffled
 from .memory import MemoryState, ReviewLog, StudyDay
 
 __all__ = [
