@@ -6,6 +6,7 @@ from .classes import (
     AssignmentOverride,
     Classroom,
     Enrollment,
+    ExcludedQuestion,
     PoolQuestion,
     QuestionPool,
     Rules,
@@ -31,6 +32,6 @@ __all__ = [
     "MAX_SECONDS_PER_QUESTION", "Attempt", "AttemptSlot", "AttemptQuerySet", "shuffled",
     "Card", "Choice", "Deck", "Question", "QuestionSet", "SourceDocument", "Topic", "User", "Visibility", "count_of",
     "MemoryState", "ReviewLog", "StudyDay", "PendingImport", "PendingFile",
-    "Assignment", "AssignmentOverride", "Classroom", "Enrollment", "QuestionPool", "PoolQuestion", "Rules",
+    "Assignment", "AssignmentOverride", "Classroom", "Enrollment", "ExcludedQuestion", "QuestionPool", "PoolQuestion", "Rules",
     "new_join_code",
 ]

@@ -44,6 +44,16 @@ class AttemptQuerySet(models.QuerySet):
             return self.for_user(user).unfinished().get(question_set=question_set), False
         return attempt, True
 
+    def with_exclusions(self):
+        """Annotate how many of each attempt's questions (`excluded_total`), and of its right
+        answers (`excluded_right`), the instructor has excluded from its assignment since:
+        `score_percent` and the counted figures of an assignment's attempt need them."""
+        from .classes import ExcludedQuestion
+
+        excluded_here = ExcludedQuestion.objects.filter(assignment=OuterRef(OuterRef("assignment")))
+        excluded = AttemptSlot.objects.filter(attempt=OuterRef("pk"), question__in=excluded_here.values("question"))
+        return self.annotate(excluded_total=count_of(excluded), excluded_right=count_of(excluded.filter(is_correct=True)))
+
     def expired(self, now):
         """Timed attempts still open after their deadline."""
         return self.filter(finished_at__isnull=True, deadline__lt=now)
@@ -206,10 +216,24 @@ class Attempt(models.Model):
         return self.deadline is not None and (now or timezone.now()) > self.deadline
 
     @property
+    def counted_questions(self):
+        """The questions that count toward the score: all but those excluded after the fact."""
+        return self.question_count - self._excluded("excluded_total")
+
+    @property
+    def counted_right(self):
+        return self.correct_count - self._excluded("excluded_right")
+
+    def _excluded(self, name):
+        # Only an assignment excludes questions. Its attempts must be read `with_exclusions()`:
+        # a page that forgot would show a score the gradebook disagrees with, so it raises.
+        return getattr(self, name) if self.assignment_id else 0
+
+    @property
     def score_percent(self):
-        if not self.question_count:
+        if not self.counted_questions:
             return 0
-        return round(100 * self.correct_count / self.question_count)
+        return round(100 * self.counted_right / self.counted_questions)
 
     @property
     def duration(self):

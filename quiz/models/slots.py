@@ -3,13 +3,22 @@
 from datetime import timedelta
 
 from django.db import models
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 
 from .content import Choice, Question
 
 
 def shuffled(items, rng):
     return rng.sample(items, k=len(items))
+
+
+class SlotQuerySet(models.QuerySet):
+    def with_exclusion_flag(self):
+        """Annotate `is_excluded`: the instructor excluded the slot's question from its assignment."""
+        from .classes import ExcludedQuestion
+
+        excluded = ExcludedQuestion.objects.filter(assignment=OuterRef("attempt__assignment"), question=OuterRef("question"))
+        return self.annotate(is_excluded=Exists(excluded))
 
 
 class AttemptSlot(models.Model):
@@ -35,6 +44,8 @@ class AttemptSlot(models.Model):
     # When this answer entered the spaced-repetition queue: only once the learner may see its
     # feedback (right away, at the end of the attempt, or after the assignment's due date).
     scheduled_at = models.DateTimeField(null=True, blank=True)
+
+    objects = SlotQuerySet.as_manager()
 
     class Meta:
         ordering = ["attempt_id", "position"]
