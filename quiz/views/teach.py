@@ -150,7 +150,8 @@ def pool_entry(request, pool_id, entry_id):
 @instructor_required
 def new_assignment(request, classroom_id):
     classroom = own_classroom_or_404(request, classroom_id)
-    form = AssignmentForm(request.POST or None, owner=request.user)
+    initial = AssignmentForm.default_dates(timezone.now())
+    form = AssignmentForm(request.POST or None, owner=request.user, initial=initial)
     if request.method == "POST" and form.is_valid():
         assignment = form.save(commit=False)
         assignment.classroom = classroom
