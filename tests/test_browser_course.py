@@ -27,8 +27,9 @@ def test_an_instructor_builds_assigns_edits_and_excludes_a_broken_question(brows
     teacher.get_by_role("button", name="Create and pick questions").click()
     boxes = teacher.locator('.bank input[name="question"]')
     expect(boxes).to_have_count(3)
+    teacher.get_by_label("Select all on this page").check()
     for index in range(3):
-        boxes.nth(index).check()
+        expect(boxes.nth(index)).to_be_checked()
     teacher.get_by_role("button", name="Add selected").click()
     expect(teacher.locator(".entries li")).to_have_count(3)
     teacher.get_by_role("link", name="Answer key").click()
@@ -37,6 +38,10 @@ def test_an_instructor_builds_assigns_edits_and_excludes_a_broken_question(brows
     # Assigned with the default dates (open now, due in a week), then previewed and edited.
     teacher.get_by_role("link", name="Teach").click()
     teacher.get_by_role("link", name="Week one").click()
+    teacher.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    teacher.get_by_role("button", name="Copy link").click()
+    expect(teacher.get_by_role("status").filter(has_text="Copied.")).to_be_visible()
+    assert teacher.evaluate("navigator.clipboard.readText()") == teacher.get_by_label("Join link").input_value()
     teacher.get_by_role("link", name="Assign a question pool").click()
     expect(teacher.get_by_label("Opens")).not_to_have_value("")
     teacher.get_by_label("Question pool").select_option(label="Basics check")

@@ -171,3 +171,14 @@ def test_a_new_assignment_opens_now_and_is_due_in_a_week_on_the_instructors_cloc
         assert form["due_at"].value().strftime("%Y-%m-%d %H:%M") == "2025-11-06 12:00"  # noon still, now EST
     assert re.search(r'name="opens_at" value="\d{4}-\d\d-\d\dT\d\d:\d\d"', page)
     assert 'data-testid="new-pool-link"' in page and reverse("new_pool") in page
+
+
+def test_the_copy_and_select_all_controls_are_hidden_until_javascript_shows_them(teacher_client, course):
+    classroom, assignment, _ = course
+
+    class_page = teacher_client.get(reverse("classroom", args=[classroom.pk])).content.decode()
+    builder = teacher_client.get(reverse("pool", args=[assignment.pool_id])).content.decode()
+
+    # Without JavaScript they could do nothing: the link stays selectable, each box tickable.
+    assert re.search(r'<button type="button"[^>]*data-copy="#join-link" hidden>Copy link</button>', class_page)
+    assert re.search(r'<label class="select-page" hidden><input type="checkbox" data-select-all=', builder)
