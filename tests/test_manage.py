@@ -175,6 +175,7 @@ def test_a_new_assignment_opens_now_and_is_due_in_a_week_on_the_instructors_cloc
 
 def test_the_copy_and_select_all_controls_are_hidden_until_javascript_shows_them(teacher_client, course):
     classroom, assignment, _ = course
+    make_question_set(questions=2)  # in the bank, not in the pool yet
 
     class_page = teacher_client.get(reverse("classroom", args=[classroom.pk])).content.decode()
     builder = teacher_client.get(reverse("pool", args=[assignment.pool_id])).content.decode()
