@@ -10,6 +10,7 @@ from confusable_homoglyphs import confusables
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 from django.core.validators import MaxValueValidator, MinValueValidator
+from django.utils import timezone
 
 from quiz.content.documents import MAX_FILE_BYTES
 from quiz.models import Assignment, Attempt, Classroom, QuestionPool, QuestionSet, Topic, User, Visibility
@@ -227,6 +228,13 @@ class AssignmentForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.fields["pool"].queryset = owner.question_pools.all()
         self.fields["title"].required = False
+
+    @staticmethod
+    def default_dates(now):
+        """A new assignment opens now and is due a week later at the same time of day on the
+        instructor's clock (an aware datetime plus days keeps its wall time across a DST change)."""
+        local = timezone.localtime(now)
+        return {"opens_at": local, "due_at": local + timedelta(days=7)}
 
     def clean(self):
         data = super().clean()

@@ -99,6 +99,16 @@ urlpatterns = [
         name="learner_attempts",
     ),
     path("teach/assignments/<int:assignment_id>/analysis/", teach.item_analysis, name="item_analysis"),
+    path(
+        "teach/assignments/<int:assignment_id>/questions/<int:question_id>/exclude/",
+        manage.exclude_question,
+        name="exclude_question",
+    ),
+    path(
+        "teach/assignments/<int:assignment_id>/questions/<int:question_id>/include/",
+        manage.include_question,
+        name="include_question",
+    ),
     path("teach/attempts/<int:attempt_id>/", teach.attempt_review, name="instructor_attempt_review"),
 ]
 

@@ -169,7 +169,7 @@ def test_the_responses_csv_has_every_answer(teacher_client, graded):
     rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
     assert len(rows) == 9
     assert set(rows[0]) == {"assignment", "learner", "attempt", "question", "choice chosen", "correct",
-                            "seconds spent", "submitted at"}
+                            "seconds spent", "submitted at", "excluded"}
     assert sum(row["correct"] == "yes" for row in rows) == 5
 
 

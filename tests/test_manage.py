@@ -2,11 +2,16 @@
 destructive, archive instead of delete when learners have history, and pages with a fixed
 number of queries."""
 
-from datetime import timedelta
+import re
+from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
+from quiz.forms import AssignmentForm
 from quiz.models import Assignment, Attempt, Enrollment, QuestionPool
 from tests.class_factories import NOW, make_assignment, make_classroom, make_pool, take
 from tests.factories import make_question_set, make_user
@@ -147,3 +152,34 @@ def test_new_pages_run_a_fixed_number_of_queries(teacher_client, teacher, name, 
     teacher_client.get(url(small))
     with django_assert_num_queries(AUTH + queries):
         assert teacher_client.get(url(large)).status_code == 200
+
+
+# --- The new assignment form --------------------------------------------------------------------
+
+def test_a_new_assignment_opens_now_and_is_due_in_a_week_on_the_instructors_clock(teacher_client, teacher):
+    teacher.time_zone = "America/New_York"
+    teacher.save()
+    classroom = make_classroom(teacher)
+    # A week that crosses the end of daylight saving time in New York (2 November 2025).
+    now = datetime(2025, 10, 30, 16, 0, tzinfo=dt_timezone.utc)  # 12:00 in New York (EDT)
+
+    page = teacher_client.get(reverse("new_assignment", args=[classroom.pk])).content.decode()
+
+    with timezone.override(ZoneInfo("America/New_York")):  # as the middleware does for this instructor
+        form = AssignmentForm(owner=teacher, initial=AssignmentForm.default_dates(now))
+        assert form["opens_at"].value().strftime("%Y-%m-%d %H:%M") == "2025-10-30 12:00"
+        assert form["due_at"].value().strftime("%Y-%m-%d %H:%M") == "2025-11-06 12:00"  # noon still, now EST
+    assert re.search(r'name="opens_at" value="\d{4}-\d\d-\d\dT\d\d:\d\d"', page)
+    assert 'data-testid="new-pool-link"' in page and reverse("new_pool") in page
+
+
+def test_the_copy_and_select_all_controls_are_hidden_until_javascript_shows_them(teacher_client, course):
+    classroom, assignment, _ = course
+    make_question_set(questions=2)  # in the bank, not in the pool yet
+
+    class_page = teacher_client.get(reverse("classroom", args=[classroom.pk])).content.decode()
+    builder = teacher_client.get(reverse("pool", args=[assignment.pool_id])).content.decode()
+
+    # Without JavaScript they could do nothing: the link stays selectable, each box tickable.
+    assert re.search(r'<button type="button"[^>]*data-copy="#join-link" hidden>Copy link</button>', class_page)
+    assert re.search(r'<label class="select-page" hidden><input type="checkbox" data-select-all=', builder)

@@ -112,6 +112,9 @@ URLS = {
     "delete_override": ("instructor_of", "post", lambda w: [w["assignment"].pk, w["override"].pk], lambda w: {}),
     "learner_attempts": ("instructor_of", "get", lambda w: [w["assignment"].pk, w["learner"].pk], None),
     "item_analysis": ("instructor_of", "get", lambda w: [w["assignment"].pk], None),
+    # GET asks for confirmation; POST excludes, and include (undo) is POST only.
+    "exclude_question": ("instructor_of", "get", lambda w: [w["assignment"].pk, w["assigned_question"].pk], None),
+    "include_question": ("instructor_of", "post", lambda w: [w["assignment"].pk, w["assigned_question"].pk], lambda w: {}),
     "instructor_attempt_review": ("instructor_of", "get", lambda w: [w["assigned_attempt"].pk], None),
     "exam_settings": ("signed_in", "post", lambda w: [], lambda w: {"exam_date": "2099-01-31", "target_retention": "90"}),
     "topic_quiz": ("signed_in", "post", lambda w: [w["topic"].pk], lambda w: {}),
@@ -125,7 +128,7 @@ PAGES_WITH_A_FORM = {
     "signup", "password_reset", "login", "attempt_question", "study_deck", "review_due", "drill", "study_settings", "join_class",
     "join_class_with_code", "new_pool", "pool", "new_assignment", "assignment", "import_content", "import_preview",
     "new_question", "edit_question", "delete_question", "delete_set", "new_card", "edit_card", "delete_card", "delete_deck",
-    "remove_learner", "edit_assignment", "delete_assignment", "delete_pool",
+    "remove_learner", "edit_assignment", "delete_assignment", "delete_pool", "exclude_question",
 }
 
 
@@ -173,6 +176,7 @@ def world(db):
         "classroom": classroom, "question_set": question_set, "topic": topic, "pool": pool, "assignment": assignment,
         # Named once: a fuzzed "remove" may take it out of the pool, and then its URL must answer 404.
         "pool_entry": pool.entries.order_by("pk").first(),
+        "assigned_question": question_set.questions.order_by("pk").first(),
         "deck": deck, "attempt": start_attempt(learner, question_set), "finished": finished,
         "review": ReviewLog.objects.get(user=learner),
         "override": AssignmentOverride.objects.create(assignment=assignment, learner=learner, max_attempts=3),

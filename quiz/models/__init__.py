@@ -1,17 +1,12 @@
 """The app's models, one module per area. Imported here so `from quiz.models import X` works."""
 
-from .attempts import (
-    MAX_SECONDS_PER_QUESTION,
-    Attempt,
-    AttemptQuerySet,
-    AttemptSlot,
-    shuffled,
-)
+from .attempts import MAX_SECONDS_PER_QUESTION, Attempt, AttemptQuerySet
 from .classes import (
     Assignment,
     AssignmentOverride,
     Classroom,
     Enrollment,
+    ExcludedQuestion,
     PoolQuestion,
     QuestionPool,
     Rules,
@@ -30,12 +25,13 @@ from .content import (
     count_of,
 )
 from .imports import PendingFile, PendingImport
+from .slots import AttemptSlot, shuffled
 from .memory import MemoryState, ReviewLog, StudyDay
 
 __all__ = [
     "MAX_SECONDS_PER_QUESTION", "Attempt", "AttemptSlot", "AttemptQuerySet", "shuffled",
     "Card", "Choice", "Deck", "Question", "QuestionSet", "SourceDocument", "Topic", "User", "Visibility", "count_of",
     "MemoryState", "ReviewLog", "StudyDay", "PendingImport", "PendingFile",
-    "Assignment", "AssignmentOverride", "Classroom", "Enrollment", "QuestionPool", "PoolQuestion", "Rules",
+    "Assignment", "AssignmentOverride", "Classroom", "Enrollment", "ExcludedQuestion", "QuestionPool", "PoolQuestion", "Rules",
     "new_join_code",
 ]

@@ -2,7 +2,6 @@
 each slot a snapshot of what was shown and the answer given."""
 
 import random
-from datetime import timedelta
 
 from django.db import IntegrityError, models, transaction
 from django.db.models import Count, F, OuterRef, Q, Subquery, prefetch_related_objects
@@ -10,15 +9,12 @@ from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
-from .content import Choice, Question, QuestionSet, User, count_of
+from .content import Choice, QuestionSet, User, count_of
+from .slots import AttemptSlot
 
 # An answer given after a longer pause than this is not "time spent" on the question:
 # the learner walked away and resumed later, so the time is capped.
 MAX_SECONDS_PER_QUESTION = 30 * 60
-
-
-def shuffled(items, rng):
-    return rng.sample(items, k=len(items))
 
 
 class AttemptQuerySet(models.QuerySet):
@@ -47,6 +43,16 @@ class AttemptQuerySet(models.QuerySet):
         except IntegrityError:
             return self.for_user(user).unfinished().get(question_set=question_set), False
         return attempt, True
+
+    def with_exclusions(self):
+        """Annotate how many of each attempt's questions (`excluded_total`), and of its right
+        answers (`excluded_right`), the instructor has excluded from its assignment since:
+        `score_percent` and the counted figures of an assignment's attempt need them."""
+        from .classes import ExcludedQuestion
+
+        excluded_here = ExcludedQuestion.objects.filter(assignment=OuterRef(OuterRef("assignment")))
+        excluded = AttemptSlot.objects.filter(attempt=OuterRef("pk"), question__in=excluded_here.values("question"))
+        return self.annotate(excluded_total=count_of(excluded), excluded_right=count_of(excluded.filter(is_correct=True)))
 
     def expired(self, now):
         """Timed attempts still open after their deadline."""
@@ -210,10 +216,24 @@ class Attempt(models.Model):
         return self.deadline is not None and (now or timezone.now()) > self.deadline
 
     @property
+    def counted_questions(self):
+        """The questions that count toward the score: all but those excluded after the fact."""
+        return self.question_count - self._excluded("excluded_total")
+
+    @property
+    def counted_right(self):
+        return self.correct_count - self._excluded("excluded_right")
+
+    def _excluded(self, name):
+        # Only an assignment excludes questions. Its attempts must be read `with_exclusions()`:
+        # a page that forgot would show a score the gradebook disagrees with, so it raises.
+        return getattr(self, name) if self.assignment_id else 0
+
+    @property
     def score_percent(self):
-        if not self.question_count:
+        if not self.counted_questions:
             return 0
-        return round(100 * self.correct_count / self.question_count)
+        return round(100 * self.counted_right / self.counted_questions)
 
     @property
     def duration(self):
@@ -306,94 +326,3 @@ class Attempt(models.Model):
                 correct = self.slots.filter(is_correct=True).count()
                 Attempt.objects.filter(pk=self.pk).update(finished_at=now, correct_count=correct, is_late=late)
         self.refresh_from_db(fields=["finished_at", "correct_count", "is_late"])
-
-
-class AttemptSlot(models.Model):
-    """One question of an attempt, exactly as the learner saw it, and their answer.
-
-    The stem and the choices (text, right or wrong, in the shuffled order) are copied when the
-    attempt starts, so editing the source later never changes what a past attempt shows or
-    how it was graded. The answer lives on the slot: one question of one attempt has at most
-    one answer.
-    """
-
-    attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="slots")
-    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="slots")
-    position = models.PositiveIntegerField()
-    stem = models.TextField()
-    shown_choices = models.JSONField(help_text='[{"id", "text", "correct"}] in the order shown')
-    chosen_index = models.PositiveSmallIntegerField(null=True, blank=True, help_text="1-based, as shown")
-    # The live choice picked, for statistics across attempts; the snapshot above is the record.
-    chosen_choice = models.ForeignKey(Choice, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    is_correct = models.BooleanField(null=True)
-    answered_at = models.DateTimeField(null=True, blank=True)
-    seconds_spent = models.PositiveIntegerField(null=True, blank=True)
-    # When this answer entered the spaced-repetition queue: only once the learner may see its
-    # feedback (right away, at the end of the attempt, or after the assignment's due date).
-    scheduled_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["attempt_id", "position"]
-        constraints = [
-            models.UniqueConstraint(fields=["attempt", "position"], name="slot_position_unique"),
-            models.UniqueConstraint(fields=["attempt", "question"], name="slot_question_unique"),
-            # An answer is its time, the pick and its grade together: never a part of one.
-            models.CheckConstraint(
-                condition=Q(answered_at__isnull=True, chosen_index__isnull=True, is_correct__isnull=True)
-                | Q(answered_at__isnull=False, chosen_index__isnull=False, is_correct__isnull=False),
-                name="slot_answer_complete",
-            ),
-        ]
-        indexes = [
-            models.Index(fields=["question", "answered_at"], name="slot_question_answered"),
-            # What catch-up scans: answers not yet in the memory queue. Partial, so its size
-            # is what is pending, not the whole history.
-            models.Index(
-                fields=["attempt"],
-                condition=Q(answered_at__isnull=False, scheduled_at__isnull=True),
-                name="slot_pending_release",
-            ),
-        ]
-
-    def __str__(self):
-        return f"{self.attempt_id} #{self.position}"
-
-    @classmethod
-    def shown_to_learner(cls, attempt, position, question, rng):
-        choices = shuffled(list(question.choices.all()), rng)
-        return cls(
-            attempt=attempt,
-            question=question,
-            position=position,
-            stem=question.stem,
-            shown_choices=[{"id": c.pk, "text": c.text, "correct": c.is_correct} for c in choices],
-        )
-
-    @property
-    def choice_order(self):
-        return [choice["id"] for choice in self.shown_choices]
-
-    @property
-    def choice_texts(self):
-        """What the question page shows before answering: texts only, nothing about correctness."""
-        return [choice["text"] for choice in self.shown_choices]
-
-    @property
-    def review(self):
-        """The choices as shown, with the learner's pick and the right one, for feedback."""
-        return [
-            {"number": number, "text": c["text"], "correct": c["correct"], "chosen": number == self.chosen_index}
-            for number, c in enumerate(self.shown_choices, start=1)
-        ]
-
-    @property
-    def correct_number(self):
-        return next(n for n, c in enumerate(self.shown_choices, start=1) if c["correct"])
-
-    @property
-    def is_answered(self):
-        return self.answered_at is not None
-
-    @property
-    def time_spent(self):
-        return None if self.seconds_spent is None else timedelta(seconds=self.seconds_spent)

@@ -142,11 +142,15 @@ class QuestionPool(models.Model):
                 item.position = position
             PoolQuestion.objects.bulk_update(entries, ["position"])
 
-    def questions_for_attempt(self, rng=random):
-        """The questions one attempt gets, in the pool's order: all of them, or a random draw.
-        (Shuffling the order is the assignment's choice, made after the draw.)"""
+    def questions_for_attempt(self, rng=random, *, leaving_out=()):
+        """The questions one attempt gets, in the pool's order: all of them, or a random draw;
+        never those `leaving_out` (an assignment's excluded ones). (Shuffling the order is the
+        assignment's choice, made after the draw.)"""
         questions = list(
-            Question.objects.current().filter(pool_entries__pool=self).order_by("pool_entries__position")
+            Question.objects.current()
+            .filter(pool_entries__pool=self)
+            .exclude(pk__in=leaving_out)
+            .order_by("pool_entries__position")
         )
         if self.draw_count and self.draw_count < len(questions):
             drawn = set(rng.sample(range(len(questions)), k=self.draw_count))
@@ -268,6 +272,23 @@ class Assignment(models.Model):
         self.archived_at = None
         self.save(update_fields=["archived_at"])
 
+    def questions(self):
+        """Its pool's questions, and any since taken out of the pool that learners answered."""
+        answered = Q(slots__attempt__assignment=self)
+        return Question.objects.filter(Q(pool_entries__pool=self.pool_id) | answered).distinct()
+
+    def exclude_question(self, question, *, by, now=None):
+        """Stop `question` counting for anyone in this assignment; True if it counted until now."""
+        _, created = ExcludedQuestion.objects.get_or_create(
+            assignment=self, question=question, defaults={"excluded_at": now or timezone.now(), "excluded_by": by}
+        )
+        return created
+
+    def include_question(self, question):
+        """Undo `exclude_question`; True if the question was excluded."""
+        deleted, _ = self.exclusions.filter(question=question).delete()
+        return bool(deleted)
+
     def rules_for(self, override=None):
         """The rules for one learner (`override` is their AssignmentOverride, if any)."""
 
@@ -299,3 +320,21 @@ class AssignmentOverride(models.Model):
 
     def __str__(self):
         return f"{self.assignment} for {self.learner}"
+
+
+class ExcludedQuestion(models.Model):
+    """A question an instructor took out of an assignment's scoring after the fact (a wrong key,
+    say): it counts for no one, so every score is out of the questions left. Scores are read
+    through `Attempt.objects.with_exclusions()`, so deleting the row (undo) restores them, and
+    the learners' answers are never changed."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="exclusions")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="exclusions")
+    excluded_at = models.DateTimeField(default=timezone.now)
+    excluded_by = models.ForeignKey(User, null=True, on_delete=models.SET_NULL, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["assignment", "question"], name="excluded_question_unique")]
+
+    def __str__(self):
+        return f"{self.question_id} excluded from {self.assignment}"

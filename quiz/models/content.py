@@ -212,7 +212,7 @@ class RetirableQuerySet(models.QuerySet):
 
         used = Exists(MemoryState.objects.filter(**{self.model._meta.model_name: OuterRef("pk")}))
         if self.model is Question:
-            from .attempts import AttemptSlot
+            from .slots import AttemptSlot
             from .classes import PoolQuestion
 
             used |= Exists(AttemptSlot.objects.filter(question=OuterRef("pk")))

@@ -13,7 +13,10 @@ def gradebook_rows(book):
         yield [learner.username] + ["" if c.score is None else c.score for c in cells] + [c.status for c in cells]
 
 
-RESPONSE_COLUMNS = ["assignment", "learner", "attempt", "question", "choice chosen", "correct", "seconds spent", "submitted at"]
+RESPONSE_COLUMNS = [
+    "assignment", "learner", "attempt", "question", "choice chosen", "correct", "seconds spent", "submitted at",
+    "excluded",  # "yes": the instructor excluded the question afterwards, so it counts in no score
+]
 
 
 def response_rows(classroom):
@@ -27,16 +30,17 @@ def response_rows(classroom):
         AttemptSlot.objects.filter(
             attempt__assignment__in=assignment_ids, attempt__user__in=learners, answered_at__isnull=False
         )
+        .with_exclusion_flag()
         .order_by("attempt__assignment__due_at", "attempt__user__username", "attempt__started_at", "position")
         .values_list(
             "attempt__assignment__title", "attempt__user__username", "attempt_id", "stem", "shown_choices",
-            "chosen_index", "is_correct", "seconds_spent", "answered_at",
+            "chosen_index", "is_correct", "seconds_spent", "answered_at", "is_excluded",
         )
     )
     yield RESPONSE_COLUMNS
     # Plain values read in chunks, no model instance per row: a class's every answer streams.
-    for title, learner, attempt_id, stem, shown, chosen, right, seconds, at in slots.iterator(chunk_size=5000):
+    for title, learner, attempt_id, stem, shown, chosen, right, seconds, at, excluded in slots.iterator(chunk_size=5000):
         yield [
             title, learner, attempt_id, stem, shown[chosen - 1]["text"] if chosen else "", "yes" if right else "no",
-            "" if seconds is None else seconds, at.isoformat(),
+            "" if seconds is None else seconds, at.isoformat(), "yes" if excluded else "",
         ]

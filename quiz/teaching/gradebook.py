@@ -51,6 +51,7 @@ def build_gradebook(*, classroom, now, sort="name"):
     # By the ids already read, not joins through the class: the planner then estimates the
     # class's attempts, not the whole table's (100k rows guessed at 1M answers, three times slower).
     rows = Attempt.objects.filter(assignment__in=[a.pk for a in assignments], user__in=[u.pk for u in learners])
+    rows = rows.with_exclusions()  # a question excluded after the fact counts for no one
     for attempt in rows.order_by("started_at").only(
         "pk", "user_id", "assignment_id", "correct_count", "question_count", "finished_at"
     ):

@@ -17,9 +17,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from statistics import median
 
-from django.db.models import Avg, Count, F, OuterRef, Q, Subquery
+from django.db.models import Avg, Count, Exists, F, OuterRef, Q, Subquery
 
-from quiz.models import Attempt, AttemptSlot, Choice, MemoryState, PoolQuestion, Question
+from quiz.models import Attempt, AttemptSlot, Choice, ExcludedQuestion, MemoryState, PoolQuestion, Question
 from quiz.study import scheduling
 
 # Kelley's classic split for the discrimination index: the top and bottom 27% of learners.
@@ -47,10 +47,13 @@ class ItemStat:
     median_seconds: float | None
     choices: list = field(default_factory=list)
     learners: int = 0  # analysed in the assignment, for the flag's minimum
+    excluded: bool = False  # by the instructor, after the fact: it counts in nobody's total
 
     @property
     def looks_broken(self):
         """Strong learners do worse on it than weak ones, in a class large enough to say so."""
+        if self.excluded:
+            return False  # dealt with already
         return self.learners >= MIN_LEARNERS_TO_FLAG and self.point_biserial is not None and self.point_biserial < 0
 
 
@@ -67,7 +70,8 @@ def analysed_attempts(assignment):
     attempts = Attempt.objects.filter(
         assignment=assignment, finished_at__isnull=False, user__enrollments__classroom=assignment.classroom
     )
-    for attempt in attempts.order_by("started_at").only("pk", "user_id", "correct_count", "question_count"):
+    attempts = attempts.with_exclusions().order_by("started_at")
+    for attempt in attempts.only("pk", "user_id", "assignment_id", "correct_count", "question_count"):
         first.setdefault(attempt.user_id, attempt)
     return list(first.values())
 
@@ -78,11 +82,12 @@ def analyse_items(*, assignment):
     attempts = analysed_attempts(assignment)
     answered = AttemptSlot.objects.filter(attempt__in=[a.pk for a in attempts]).values("question")
     in_set = PoolQuestion.objects.filter(pool=assignment.pool, question=OuterRef("pk"))
+    excluded = ExcludedQuestion.objects.filter(assignment=assignment, question=OuterRef("pk"))
     # The set's questions in its order, then any since removed from it that learners answered.
     questions = list(
         Question.objects.filter(Q(pool_entries__pool=assignment.pool) | Q(pk__in=answered))
         .distinct()
-        .annotate(set_position=Subquery(in_set.values("position")[:1]))
+        .annotate(set_position=Subquery(in_set.values("position")[:1]), is_excluded=Exists(excluded))
         .order_by(F("set_position").asc(nulls_last=True), "pk")
     )
     choices = defaultdict(list)
@@ -109,7 +114,8 @@ def analyse_items(*, assignment):
 
 
 def _total(attempt):
-    return attempt.correct_count / attempt.question_count if attempt.question_count else 0
+    """The attempt's score as a share, without the questions excluded from the assignment."""
+    return attempt.counted_right / attempt.counted_questions if attempt.counted_questions else 0
 
 
 def _discrimination(attempts):
@@ -203,6 +209,7 @@ def _item(question, counts, choices, picks, times, correlations, learners):
         median_seconds=median(times) if times else None,
         choices=stats,
         learners=learners,
+        excluded=question.is_excluded,
     )
 
 

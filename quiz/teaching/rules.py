@@ -57,7 +57,7 @@ def _with_learners_own(user, assignments):
     """The learner's override and attempts on each assignment, prefetched: two queries."""
     return assignments.prefetch_related(
         Prefetch("overrides", queryset=AssignmentOverride.objects.filter(learner=user)),
-        Prefetch("attempts", queryset=Attempt.objects.filter(user=user).order_by("started_at", "pk"), to_attr="mine"),
+        Prefetch("attempts", queryset=Attempt.objects.filter(user=user).with_exclusions().order_by("started_at", "pk"), to_attr="mine"),
     )
 
 
@@ -108,7 +108,7 @@ def start_attempt(*, user, seen, now=None, rng=None):
         # After the due date its answers are shown; a new attempt would be answered from them.
         raise RuleViolation("This assignment closed on its due date, and its answers are now shown.")
     rng = rng or random
-    questions = assignment.pool.questions_for_attempt(rng)
+    questions = assignment.pool.questions_for_attempt(rng, leaving_out=assignment.exclusions.values("question"))
     if not questions:
         raise RuleViolation("This assignment has no questions yet.")
     order_rng = rng if assignment.shuffle else KeepOrder()

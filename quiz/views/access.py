@@ -14,11 +14,11 @@ from django.shortcuts import get_object_or_404
 from quiz.models import Assignment, Attempt, AttemptSlot, Card, Classroom, Deck, Question, QuestionPool, QuestionSet, User
 
 
-def own_attempt_or_404(request, attempt_id):
-    """The signed-in learner's own attempt: nobody else's attempts exist for them."""
-    return get_object_or_404(
-        Attempt.objects.for_user(request.user).select_related("question_set", "user"), pk=attempt_id
-    )
+def own_attempt_or_404(request, attempt_id, *, scored=False):
+    """The signed-in learner's own attempt: nobody else's attempts exist for them. `scored`
+    also reads what its score leaves out (questions excluded by the instructor)."""
+    attempts = Attempt.objects.for_user(request.user).select_related("question_set", "user")
+    return get_object_or_404(attempts.with_exclusions() if scored else attempts, pk=attempt_id)
 
 
 def own_slot_or_404(request, attempt_id, position, *, answering=False):

@@ -19,7 +19,7 @@ from quiz.study.catch_up import catch_up_learner
 @login_required
 def attempt_list(request):
     catch_up_learner(request.user)  # an attempt whose time ran out shows as finished, with its score
-    attempts = Attempt.objects.for_user(request.user).select_related("question_set")
+    attempts = Attempt.objects.for_user(request.user).select_related("question_set").with_exclusions()
     filters = {key: value for key, value in request.GET.items() if key != "page"}
     form = AttemptFilterForm(filters or None, user=request.user)
     status = 200

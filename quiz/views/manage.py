@@ -2,7 +2,8 @@
 pools no assignment uses, rename classes, remove learners, and see an assignment as a
 learner does and a pool's answer key.
 
-Every destructive action is a GET that shows a confirmation page (no JavaScript needed) and
+A question found broken after learners answered it is excluded from the assignment's
+scoring (it counts for no one; undo includes it again). Every destructive action is a GET that shows a confirmation page (no JavaScript needed) and
 a POST that acts; nothing that learners attempted is deleted with their history.
 """
 
@@ -10,7 +11,8 @@ import random
 
 from django.contrib import messages
 from django.db.models import prefetch_related_objects
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -112,6 +114,35 @@ def restore_assignment(request, assignment_id):
     assignment.restore()
     messages.success(request, f"“{assignment.title}” is back in learners' lists and the gradebook.")
     return redirect("assignment", assignment_id=assignment.pk)
+
+
+@require_http_methods(["GET", "POST"])
+@instructor_required
+def exclude_question(request, assignment_id, question_id):
+    """Take a broken question out of the assignment's scoring, for everyone (undo: include it)."""
+    assignment = own_assignment_or_404(request, assignment_id)
+    question = get_object_or_404(assignment.questions(), pk=question_id)
+    if request.method == "GET":
+        return _confirm(
+            request, title=f"Exclude “{question.stem[:80]}” from “{assignment.title}”?",
+            explanation="It will count for no one: every score becomes out of the other questions, in the gradebook, "
+            "both CSVs and item analysis, and new attempts leave it out. Learners' answers are kept and their results "
+            "show it as excluded by you. You can include it again.",
+            button="Exclude", back=reverse("item_analysis", args=[assignment.pk]),
+        )
+    assignment.exclude_question(question, by=request.user)
+    messages.success(request, "Excluded: it no longer counts in any score.")
+    return redirect("item_analysis", assignment_id=assignment.pk)
+
+
+@require_POST
+@instructor_required
+def include_question(request, assignment_id, question_id):
+    assignment = own_assignment_or_404(request, assignment_id)
+    question = get_object_or_404(assignment.questions(), pk=question_id)
+    assignment.include_question(question)
+    messages.success(request, "Included again: it counts in every score that has it.")
+    return redirect("item_analysis", assignment_id=assignment.pk)
 
 
 @require_http_methods(["GET", "POST"])

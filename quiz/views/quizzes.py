@@ -111,11 +111,11 @@ def _render_question(request, attempt, slot, form, status=200):
 @require_safe
 @login_required
 def attempt_results(request, attempt_id):
-    attempt = own_attempt_or_404(request, attempt_id)
+    attempt = own_attempt_or_404(request, attempt_id, scored=True)
     if not attempt.is_finished:
         return redirect(attempt)
     visible = attempt.answers_visible(timezone.now())
-    slots = attempt.slots.select_related("question")
+    slots = attempt.slots.select_related("question").with_exclusion_flag()
     if visible:
         slots = slots.annotate(later_right=Exists(_later_right_answers(request.user)))
     context = {"attempt": attempt, "slots": slots, "visible": visible}

@@ -150,7 +150,8 @@ def pool_entry(request, pool_id, entry_id):
 @instructor_required
 def new_assignment(request, classroom_id):
     classroom = own_classroom_or_404(request, classroom_id)
-    form = AssignmentForm(request.POST or None, owner=request.user)
+    initial = AssignmentForm.default_dates(timezone.now())
+    form = AssignmentForm(request.POST or None, owner=request.user, initial=initial)
     if request.method == "POST" and form.is_valid():
         assignment = form.save(commit=False)
         assignment.classroom = classroom
@@ -224,7 +225,7 @@ def responses_csv(request, classroom_id):
 def learner_attempts(request, assignment_id, learner_id):
     assignment = own_assignment_or_404(request, assignment_id)
     learner = learner_in_class_or_404(assignment.classroom, learner_id)
-    attempts = Attempt.objects.filter(assignment=assignment, user=learner).order_by("started_at")
+    attempts = Attempt.objects.filter(assignment=assignment, user=learner).order_by("started_at").with_exclusions()
     close_expired_attempts(attempts)
     context = {"assignment": assignment, "learner": learner, "attempts": attempts}
     return render(request, "instructor/learner_attempts.html", context)
@@ -236,8 +237,8 @@ def attempt_review(request, attempt_id):
     """A learner's attempt as they saw it, with every answer, for the instructor of the class."""
     attempts = Attempt.objects.filter(assignment__classroom__owner=request.user)
     close_expired_attempts(attempts.filter(pk=attempt_id))  # a learner's time ran out: show it submitted
-    attempt = get_object_or_404(attempts.select_related("user", "assignment"), pk=attempt_id)
-    slots = attempt.slots.select_related("question")
+    attempt = get_object_or_404(attempts.select_related("user", "assignment").with_exclusions(), pk=attempt_id)
+    slots = attempt.slots.select_related("question").with_exclusion_flag()
     return render(request, "instructor/attempt_review.html", {"attempt": attempt, "slots": slots})
 
 

@@ -123,3 +123,37 @@
   setInterval(tick, 1000);
   document.addEventListener("DOMContentLoaded", tick);
 })();
+
+// Copy buttons and "select all on this page": both hidden in the markup, shown here, since
+// without JavaScript they could do nothing (the join link stays selectable, boxes tickable).
+(function () {
+  "use strict";
+  function copy(button) {
+    var field = document.querySelector(button.getAttribute("data-copy"));
+    var status = button.parentElement.querySelector("[data-copy-status]");
+    var done = function () { if (status) status.textContent = "Copied."; };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(field.value).then(done, function () { field.select(); });
+    } else {
+      field.select(); // plain http: leave it selected for Ctrl+C
+      if (document.execCommand && document.execCommand("copy")) done();
+    }
+  }
+  function setUp(root) {
+    root.querySelectorAll("[data-copy]").forEach(function (button) { button.hidden = false; });
+    root.querySelectorAll("[data-select-all]").forEach(function (box) { box.closest("label").hidden = false; });
+  }
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("[data-copy]");
+    if (button) copy(button);
+  });
+  document.addEventListener("change", function (event) {
+    var box = event.target.closest("[data-select-all]");
+    if (!box) return;
+    var form = box.closest("form") || document;
+    form.querySelectorAll(box.getAttribute("data-select-all")).forEach(function (item) { item.checked = box.checked; });
+  });
+  document.addEventListener("DOMContentLoaded", function () { setUp(document); });
+  // The builder is swapped in by HTMX after adding or moving: its select-all box too.
+  document.addEventListener("htmx:afterSettle", function () { setUp(document); });
+})();

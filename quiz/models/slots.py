@@ -1,0 +1,114 @@
+"""One question of an attempt, as the learner saw it, and their answer."""
+
+from datetime import timedelta
+
+from django.db import models
+from django.db.models import Exists, OuterRef, Q
+
+from .content import Choice, Question
+
+
+def shuffled(items, rng):
+    return rng.sample(items, k=len(items))
+
+
+class SlotQuerySet(models.QuerySet):
+    def with_exclusion_flag(self):
+        """Annotate `is_excluded`: the instructor excluded the slot's question from its assignment."""
+        from .classes import ExcludedQuestion
+
+        excluded = ExcludedQuestion.objects.filter(assignment=OuterRef("attempt__assignment"), question=OuterRef("question"))
+        return self.annotate(is_excluded=Exists(excluded))
+
+
+class AttemptSlot(models.Model):
+    """One question of an attempt, exactly as the learner saw it, and their answer.
+
+    The stem and the choices (text, right or wrong, in the shuffled order) are copied when the
+    attempt starts, so editing the source later never changes what a past attempt shows or
+    how it was graded. The answer lives on the slot: one question of one attempt has at most
+    one answer.
+    """
+
+    attempt = models.ForeignKey("quiz.Attempt", on_delete=models.CASCADE, related_name="slots")
+    question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="slots")
+    position = models.PositiveIntegerField()
+    stem = models.TextField()
+    shown_choices = models.JSONField(help_text='[{"id", "text", "correct"}] in the order shown')
+    chosen_index = models.PositiveSmallIntegerField(null=True, blank=True, help_text="1-based, as shown")
+    # The live choice picked, for statistics across attempts; the snapshot above is the record.
+    chosen_choice = models.ForeignKey(Choice, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    is_correct = models.BooleanField(null=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+    seconds_spent = models.PositiveIntegerField(null=True, blank=True)
+    # When this answer entered the spaced-repetition queue: only once the learner may see its
+    # feedback (right away, at the end of the attempt, or after the assignment's due date).
+    scheduled_at = models.DateTimeField(null=True, blank=True)
+
+    objects = SlotQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["attempt_id", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["attempt", "position"], name="slot_position_unique"),
+            models.UniqueConstraint(fields=["attempt", "question"], name="slot_question_unique"),
+            # An answer is its time, the pick and its grade together: never a part of one.
+            models.CheckConstraint(
+                condition=Q(answered_at__isnull=True, chosen_index__isnull=True, is_correct__isnull=True)
+                | Q(answered_at__isnull=False, chosen_index__isnull=False, is_correct__isnull=False),
+                name="slot_answer_complete",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["question", "answered_at"], name="slot_question_answered"),
+            # What catch-up scans: answers not yet in the memory queue. Partial, so its size
+            # is what is pending, not the whole history.
+            models.Index(
+                fields=["attempt"],
+                condition=Q(answered_at__isnull=False, scheduled_at__isnull=True),
+                name="slot_pending_release",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.attempt_id} #{self.position}"
+
+    @classmethod
+    def shown_to_learner(cls, attempt, position, question, rng):
+        choices = shuffled(list(question.choices.all()), rng)
+        return cls(
+            attempt=attempt,
+            question=question,
+            position=position,
+            stem=question.stem,
+            shown_choices=[{"id": c.pk, "text": c.text, "correct": c.is_correct} for c in choices],
+        )
+
+    @property
+    def choice_order(self):
+        return [choice["id"] for choice in self.shown_choices]
+
+    @property
+    def choice_texts(self):
+        """What the question page shows before answering: texts only, nothing about correctness."""
+        return [choice["text"] for choice in self.shown_choices]
+
+    @property
+    def review(self):
+        """The choices as shown, with the learner's pick and the right one, for feedback."""
+        return [
+            {"number": number, "text": c["text"], "correct": c["correct"], "chosen": number == self.chosen_index}
+            for number, c in enumerate(self.shown_choices, start=1)
+        ]
+
+    @property
+    def correct_number(self):
+        return next(n for n, c in enumerate(self.shown_choices, start=1) if c["correct"])
+
+    @property
+    def is_answered(self):
+        return self.answered_at is not None
+
+    @property
+    def time_spent(self):
+        return None if self.seconds_spent is None else timedelta(seconds=self.seconds_spent)
