@@ -16,7 +16,6 @@ from tests.class_factories import NOW, make_assignment, make_classroom, make_poo
 from tests.factories import make_question_set, make_user
 from tests.helpers import count_queries
 
-
 # --- Item analysis ----------------------------------------------------------------------------------
 
 @pytest.fixture

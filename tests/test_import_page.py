@@ -260,3 +260,10 @@ def test_staged_bytes_do_not_pile_up(client, ann):
 
     apply(client)
     assert not PendingImport.objects.latest("pk").files.exists()  # applied: its bytes are in the content
+
+
+def test_the_page_offers_exactly_the_formats_the_importer_reads():
+    from quiz.content.reading import FORMATS
+    from quiz.editor.forms import IMPORT_FORMATS
+
+    assert [name for name, _ in IMPORT_FORMATS] == list(FORMATS)

@@ -1,4 +1,5 @@
-"""The editor's forms, with the importer's rules: at least two choices, exactly one right, no
+"""The forms of one's own content: the import page's and the sharing form (at the end), and the
+editor's, with the importer's rules: at least two choices, exactly one right, no
 empty or repeated choice text, a card's misconception and correction both or neither, texts
 and topic names within the import limits. Each problem is reported on the field it concerns.
 
@@ -7,9 +8,12 @@ The question form's choice rows are numbered fields (`choice_1`, `choice_2`, ...
 re-renders the form without validating or saving, so it works without JavaScript.
 """
 
+from pathlib import Path
+
 from django import forms
 
-from quiz.content.documents import MAX_TEXT, ContentError, topic_names
+from quiz.content.documents import MAX_FILE_BYTES, MAX_TEXT, ContentError, topic_names
+from quiz.models import Visibility
 
 MAX_CHOICES = 12
 NEW_QUESTION_CHOICES = 4
@@ -145,3 +149,84 @@ class CardForm(forms.Form):
         if correction and misconception == "":
             self.add_error("misconception", "Write the misconception this corrects: a card has both, or neither.")
         return cleaned
+
+
+# The formats the import page offers, by the names `reading.FORMATS` knows them.
+IMPORT_FORMATS = [
+    ("quiz", "Quiz document"), ("deck", "Deck document"), ("json", "Export JSON"), ("gift", "Moodle GIFT"),
+    ("aiken", "Aiken"), ("csv", "CSV or TSV with a header"), ("anki", "Anki plain-text export"),
+]
+
+
+# --- Importing and sharing ------------------------------------------------------------------------
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    """Several uploads in one field, as Django's documentation shows: a list, empty when none."""
+
+    def clean(self, data, initial=None):
+        uploads = data if isinstance(data, (list, tuple)) else [data] if data else []
+        return [super(MultipleFileField, self).clean(upload, initial) for upload in uploads]
+
+
+class ImportForm(forms.Form):
+    """Files to upload or text to paste (or both), read in one format or recognised by content."""
+
+    MAX_FILES = 10
+
+    files = MultipleFileField(
+        widget=MultipleFileInput(attrs={"accept": ".txt,.md,.json,.gift,.csv,.tsv,.aiken"}), required=False,
+        label="Files", help_text="Quiz or deck documents, export JSON, Moodle GIFT, Aiken, CSV/TSV, Anki text export.",
+    )
+    text = forms.CharField(widget=forms.Textarea(attrs={"rows": 12, "spellcheck": "false", "maxlength": MAX_FILE_BYTES}),
+                           required=False, label="Or paste text")
+    name = forms.CharField(required=False, max_length=200, label="Name of the pasted text",
+                           help_text="Pasting again under the same name updates what it made.")
+    format = forms.ChoiceField(choices=[("", "Recognise from the content"), *IMPORT_FORMATS], required=False)
+
+    def clean_files(self):
+        uploads = self.cleaned_data["files"]
+        if len(uploads) > self.MAX_FILES:
+            raise forms.ValidationError(f"At most {self.MAX_FILES} files at once.")
+        for upload in uploads:
+            if upload.size > MAX_FILE_BYTES:
+                raise forms.ValidationError(f"{upload.name} is larger than {MAX_FILE_BYTES // 1_000_000} MB.")
+        return uploads
+
+    def clean_text(self):
+        text = self.cleaned_data["text"]
+        if len(text.encode("utf-8")) > MAX_FILE_BYTES:
+            raise forms.ValidationError(f"Paste at most {MAX_FILE_BYTES // 1_000_000} MB of text.")
+        return text
+
+    def clean(self):
+        data = super().clean()
+        for upload in data.get("files") or []:
+            if not Path(upload.name).name.strip(". "):
+                self.add_error("files", f"“{upload.name}” is not a usable file name: rename the file.")
+        if not data.get("files") and not (data.get("text") or "").strip():
+            raise forms.ValidationError("Choose a file or paste some text.")
+        # The name identifies what the paste makes among your content: pasting again under it
+        # updates that. So it is asked for, never defaulted (two pastes would replace each other).
+        if (data.get("text") or "").strip() and not Path(data.get("name") or "").name.strip(". "):
+            self.add_error("name", "Give the pasted text a name, e.g. “Week 3 networking”.")
+        return data
+
+    def documents(self):
+        """[(name, bytes)]: each upload under its file name, the pasted text under its name."""
+        files = [(upload.name, upload.read()) for upload in self.cleaned_data["files"]]
+        if self.cleaned_data["text"].strip():
+            files.append((Path(self.cleaned_data["name"]).name.strip(), self.cleaned_data["text"].encode("utf-8")))
+        return files
+
+
+class VisibilityForm(forms.Form):
+    visibility = forms.ChoiceField(choices=Visibility.choices)
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not user.is_instructor:  # only an instructor has classes to share with
+            self.fields["visibility"].choices = [c for c in Visibility.choices if c[0] != Visibility.CLASSES]

@@ -25,8 +25,8 @@ from .content import (
     count_of,
 )
 from .imports import PendingFile, PendingImport
-from .slots import AttemptSlot, shuffled
 from .memory import MemoryState, ReviewLog, StudyDay
+from .slots import AttemptSlot, shuffled
 
 __all__ = [
     "MAX_SECONDS_PER_QUESTION", "Attempt", "AttemptSlot", "AttemptQuerySet", "shuffled",

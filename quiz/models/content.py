@@ -212,8 +212,8 @@ class RetirableQuerySet(models.QuerySet):
 
         used = Exists(MemoryState.objects.filter(**{self.model._meta.model_name: OuterRef("pk")}))
         if self.model is Question:
-            from .slots import AttemptSlot
             from .classes import PoolQuestion
+            from .slots import AttemptSlot
 
             used |= Exists(AttemptSlot.objects.filter(question=OuterRef("pk")))
             used |= Exists(PoolQuestion.objects.filter(question=OuterRef("pk")))

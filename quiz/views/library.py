@@ -13,7 +13,7 @@ from quiz.content.documents import ContentError
 from quiz.content.export import DECK_FORMATS, SET_FORMATS
 from quiz.content.pending import apply_pending, preview_pending, stage_import
 from quiz.content.reading import decode_for_display
-from quiz.forms import ImportForm, VisibilityForm
+from quiz.editor.forms import ImportForm, VisibilityForm
 from quiz.models import Deck, PendingImport, QuestionSet
 
 # The source shown beside the problems: a short file whole, a longer one as a few lines around
