@@ -11,6 +11,8 @@ from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
+from quiz.lib.days import start_of_day
+
 
 class User(AbstractUser):
     """A learner, and with `is_instructor` also someone who runs classes."""
@@ -40,9 +42,9 @@ class User(AbstractUser):
             return ZoneInfo("UTC")
 
     def start_of_today(self, now=None):
-        """Midnight of the learner's current day, as an aware datetime (daily limits reset here)."""
-        local = (now or timezone.now()).astimezone(self.zone)
-        return local.replace(hour=0, minute=0, second=0, microsecond=0)
+        """When the learner's current day began, in UTC (daily limits reset here):
+        its first midnight if midnight repeats, the clock change if midnight is skipped."""
+        return start_of_day((now or timezone.now()).astimezone(self.zone).date(), self.zone)
 
 
 class TopicQuerySet(models.QuerySet):

@@ -28,6 +28,7 @@ from django.db.models import Count, F, Min, OuterRef, Q, Sum
 from django.db.models.functions import Coalesce
 from django.db.models.lookups import LessThan
 
+from quiz.lib.days import start_of_day
 from quiz.models import MemoryState, Question, ReviewLog, count_of
 from quiz.study import scheduling
 
@@ -211,7 +212,7 @@ def _due_forecast(mine, user, now):
     """(items due now, {date: items falling due that day}) over the learner's next FORECAST_DAYS days.
 
     Flashcards and questions only: what "Review due" studies; drill statements have their own drill."""
-    end = user.start_of_today(now) + timedelta(days=FORECAST_DAYS)
+    end = start_of_day(now.astimezone(user.zone).date() + timedelta(days=FORECAST_DAYS), user.zone)
     # Overdue rows fall in the zone's first period: their day does not matter, only that they are due.
     day = local_day_number("due", user.zone, now, end)
     rows = list(
