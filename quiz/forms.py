@@ -118,7 +118,7 @@ class StudySettingsForm(forms.ModelForm):
 
     class Meta:
         model = User
-        fields = ("time_zone", "new_cards_per_day")
+        fields = ("time_zone", "new_cards_per_day", "desired_retention")
 
 
 # --- Classes and teaching ---------------------------------------------------------------------

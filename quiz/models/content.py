@@ -4,6 +4,7 @@ flashcard decks with their cards. Plus the User, custom from the start."""
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.contrib.auth.models import AbstractUser
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import connection, models
 from django.db.models import Count, Exists, OuterRef, Q, Subquery, Value
 from django.db.models.expressions import RawSQL
@@ -25,12 +26,23 @@ class User(AbstractUser):
     target_retention = models.FloatField(
         default=0.9, help_text="Predicted recall to keep above on exam day (0.7 to 0.99)"
     )
+    # What the scheduler aims for: the predicted recall at which a review falls due. Higher means
+    # more reviews; see Settings for the workload each choice costs.
+    desired_retention = models.FloatField(
+        default=0.9,
+        validators=[MinValueValidator(0.7), MaxValueValidator(0.97)],
+        help_text="The chance of recalling an item when it comes due (0.70 to 0.97). Higher means more reviews.",
+    )
     is_instructor = models.BooleanField(default=False, help_text="May create classes, question pools and assignments")
 
     class Meta(AbstractUser.Meta):
         constraints = [
             models.CheckConstraint(
                 condition=Q(target_retention__gte=0.7, target_retention__lte=0.99), name="user_target_retention_range"
+            ),
+            models.CheckConstraint(
+                condition=Q(desired_retention__gte=0.7, desired_retention__lte=0.97),
+                name="user_desired_retention_range",
             ),
         ]
 

@@ -121,9 +121,19 @@ def _release(slots, now, *, limit=None):
         return 0
     AttemptSlot.objects.filter(pk__in=[slot["pk"] for slot in claimed]).update(scheduled_at=now)
     ratings = [(slot["attempt__user_id"], slot["question_id"], _rating_of(slot, now)) for slot in claimed]
-    bulk.rate_in_bulk(kind=MemoryState.Kind.QUESTION, ratings=ratings, now=now)
+    bulk.rate_in_bulk(kind=MemoryState.Kind.QUESTION, ratings=ratings, now=now, schedulers=_schedulers_of(claimed))
     StudyDay.objects.forget_days_before_today(_answer_days(claimed), now)
     return len(claimed)
+
+
+def _schedulers_of(claimed):
+    """{user_id: their scheduler} of the learners whose answers were claimed, from the claim's join."""
+    return {
+        slot["attempt__user_id"]: scheduling.scheduler_with(
+            scheduling.DEFAULT_PARAMETERS, slot["attempt__user__desired_retention"]
+        )
+        for slot in claimed
+    }
 
 
 def _answer_days(claimed):
@@ -138,7 +148,7 @@ def _answer_days(claimed):
 
 # What a released answer's rating and log row need, read with the claim.
 RELEASED_FIELDS = (
-    "pk", "attempt__user_id", "attempt__user__time_zone", "answered_at", "question_id", "question__explanation",
+    "pk", "attempt__user_id", "attempt__user__time_zone", "attempt__user__desired_retention", "answered_at", "question_id", "question__explanation",
     "is_correct", "chosen_choice_id", "chosen_index", "stem", "shown_choices",
 )
 

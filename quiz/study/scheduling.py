@@ -8,6 +8,7 @@ explicit `now`, so tests can run on a fixed clock.
 """
 
 from datetime import datetime
+from functools import lru_cache
 from django.db import IntegrityError, transaction
 from django.db.models import ExpressionWrapper, F, FloatField, Value
 from django.db.models.functions import Floor, Greatest, Power
@@ -21,6 +22,24 @@ from quiz.models import MemoryState, ReviewLog, StudyDay
 # Fuzzing would make the interval printed on a button differ from the one applied;
 # intervals here are exactly what the learner was promised.
 SCHEDULER = Scheduler(enable_fuzzing=False)
+DEFAULT_PARAMETERS = tuple(SCHEDULER.parameters)
+
+
+def scheduler_for(user):
+    """The learner's scheduler: FSRS with their parameters and their desired retention. From the
+    user row the request already has, so choosing it costs no query."""
+    return scheduler_with(parameters_of(user), user.desired_retention)
+
+
+def parameters_of(user):
+    """The learner's FSRS parameters: the defaults until `quiz.study.personal` fits their own."""
+    return DEFAULT_PARAMETERS
+
+
+@lru_cache(maxsize=512)
+def scheduler_with(parameters, desired_retention):
+    """One Scheduler per (parameters, retention), built once: learners share a few choices."""
+    return Scheduler(parameters=parameters, desired_retention=desired_retention, enable_fuzzing=False)
 
 Kind = MemoryState.Kind
 Phase = MemoryState.Phase
@@ -80,10 +99,10 @@ def retrievability(memory, now, scheduler=SCHEDULER):
     return scheduler.get_card_retrievability(to_fsrs(memory, now), now)
 
 
-def next_intervals(memory, now):
+def next_intervals(memory, now, scheduler=SCHEDULER):
     """What each rating would do: {Rating.AGAIN: timedelta, ...}, for the button labels."""
     card = to_fsrs(memory, now)
-    return {rating: SCHEDULER.review_card(card, rating, now)[0].due - now for rating in Rating}
+    return {rating: scheduler.review_card(card, rating, now)[0].due - now for rating in Rating}
 
 # --- Rating and undo ------------------------------------------------------------------------
 
@@ -119,7 +138,8 @@ def rate(*, user, kind, item, rating, source, now=None, expected_reps=None, dura
         return None
     if memory is None:
         memory = MemoryState(user=user, kind=kind, due=now, **item_lookup(kind, item))
-    log = review(memory, rating=rating, source=source, now=now, duration_ms=duration_ms, **details)
+    log = review(memory, rating=rating, source=source, now=now, duration_ms=duration_ms,
+                 scheduler=scheduler_for(user), **details)
     if not savepoint:
         with transaction.atomic(savepoint=False):
             return _save_rating(memory, log)
