@@ -33,6 +33,10 @@ class User(AbstractUser):
         validators=[MinValueValidator(0.7), MaxValueValidator(0.97)],
         help_text="The chance of recalling an item when it comes due (0.70 to 0.97). Higher means more reviews.",
     )
+    # The learner's own FSRS parameters (21 numbers) once a fit beat the defaults on their later
+    # reviews (quiz.study.personal); empty: the defaults. On the user row, so choosing the
+    # learner's scheduler costs no query; each fit's record is a ScheduleFit.
+    fsrs_parameters = models.JSONField(null=True, blank=True, help_text="Personal FSRS parameters, if adopted")
     is_instructor = models.BooleanField(default=False, help_text="May create classes, question pools and assignments")
 
     class Meta(AbstractUser.Meta):

@@ -149,6 +149,30 @@ class ReviewLog(models.Model):
         return self.due_after - self.reviewed_at
 
 
+class ScheduleFit(models.Model):
+    """One fit of a learner's FSRS parameters to their review log, adopted or not, with how the
+    fitted and the default parameters predicted the learner's later reviews: what Settings shows."""
+
+    class Outcome(models.TextChoices):
+        ADOPTED = "adopted", "Adopted: predicts your reviews better than the defaults"
+        WORSE = "worse", "Kept the defaults: they predict your reviews as well or better"
+        TOO_FEW = "too_few", "Not fitted: too few reviews yet"
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="schedule_fits", db_index=False)
+    fitted_at = models.DateTimeField()
+    review_count = models.PositiveIntegerField()
+    outcome = models.CharField(max_length=8, choices=Outcome.choices)
+    parameters = models.JSONField(null=True, blank=True)
+    # {"personal": {"log_loss", "rmse_bins"}, "default": {...}, "tested_on": reviews scored}
+    metrics = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "-fitted_at"], name="schedule_fit_user_time")]
+
+    def __str__(self):
+        return f"{self.user} fitted at {self.fitted_at:%Y-%m-%d %H:%M}: {self.outcome}"
+
+
 class StudyDayQuerySet(models.QuerySet):
     def forget_from(self, user, day):
         """Drop `user`'s counted days from `day` on, so the next dashboard counts them again.

@@ -130,7 +130,8 @@ def _schedulers_of(claimed):
     """{user_id: their scheduler} of the learners whose answers were claimed, from the claim's join."""
     return {
         slot["attempt__user_id"]: scheduling.scheduler_with(
-            scheduling.DEFAULT_PARAMETERS, slot["attempt__user__desired_retention"]
+            tuple(slot["attempt__user__fsrs_parameters"] or scheduling.DEFAULT_PARAMETERS),
+            slot["attempt__user__desired_retention"],
         )
         for slot in claimed
     }
@@ -148,7 +149,8 @@ def _answer_days(claimed):
 
 # What a released answer's rating and log row need, read with the claim.
 RELEASED_FIELDS = (
-    "pk", "attempt__user_id", "attempt__user__time_zone", "attempt__user__desired_retention", "answered_at", "question_id", "question__explanation",
+    "pk", "attempt__user_id", "attempt__user__time_zone", "attempt__user__desired_retention",
+    "attempt__user__fsrs_parameters", "answered_at", "question_id", "question__explanation",
     "is_correct", "chosen_choice_id", "chosen_index", "stem", "shown_choices",
 )
 

@@ -32,8 +32,9 @@ def scheduler_for(user):
 
 
 def parameters_of(user):
-    """The learner's FSRS parameters: the defaults until `quiz.study.personal` fits their own."""
-    return DEFAULT_PARAMETERS
+    """The learner's FSRS parameters: their own once `quiz.study.personal` adopted a fit, else
+    the defaults. A tuple, so schedulers can be cached by it."""
+    return tuple(user.fsrs_parameters) if user.fsrs_parameters else DEFAULT_PARAMETERS
 
 
 @lru_cache(maxsize=512)
@@ -255,10 +256,11 @@ def _forget_counted_day(user, moment):
 
 # --- Predicted recall computed by the database --------------------------------------------------
 
-def recall_expression(now):
+def recall_expression(now, parameters=DEFAULT_PARAMETERS):
     """FSRS's forgetting curve as SQL: R = (1 + FACTOR * days / stability) ** DECAY, with
-    whole elapsed days as py-fsrs counts them, so the database and the library agree."""
-    decay = -SCHEDULER.parameters[20]
+    whole elapsed days as py-fsrs counts them, so the database and the library agree.
+    `parameters`: the learner's (their decay is the last one); a class's view uses the defaults."""
+    decay = -parameters[20]
     factor = 0.9 ** (1 / decay) - 1
     days = Greatest(Floor(Value(unix_days(now)) - UnixDays(F("last_review"))), Value(0.0))
     base = ExpressionWrapper(Value(1.0) + Value(factor) * days / F("stability"), output_field=FloatField())
