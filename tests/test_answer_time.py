@@ -14,6 +14,8 @@ from quiz.models import Attempt, MemoryState, ReviewLog, StudyDay, User
 from quiz.progress.activity import daily_activity, streak
 from quiz.study import scheduling
 from quiz.study.answers import release_visible_answers
+from quiz.study.queue import Scope
+from quiz.study.scheduling import undo_last
 from quiz.study.catch_up import catch_up_learner
 from tests.factories import make_question_set, make_user, start_attempt
 from tests.helpers import answer_at, rate_item
@@ -110,6 +112,28 @@ def test_a_replay_leaves_the_same_memory_and_log_as_answering_in_order(learner, 
 
     assert memories(learner) == memories(other_learner)
     assert logs(learner) == logs(other_learner)
+
+
+def test_undo_after_a_replay_restores_the_replayed_state_exactly(learner):
+    """Tuesday's review, undone after Monday's answer was replayed under it, leaves exactly
+    what Monday's answer alone gives: the replay rewrote the state Tuesday's row restores."""
+    attempt = deferred_attempt(learner)
+    Attempt.objects.filter(pk=attempt.pk).update(reveal_at=MONDAY + timedelta(days=2))  # held until Wednesday
+    attempt.refresh_from_db()
+    first, last = attempt.slots.order_by("position")
+    tuesday = MONDAY + timedelta(days=1)
+    answer_at(attempt, first, right=False, at=MONDAY)
+    answer_at(attempt, last, right=True, at=MONDAY + timedelta(minutes=1))
+    rate_item(learner, first.question, Rating.GOOD, at=tuesday)  # the latest rating: the one Undo takes back
+    release_visible_answers(attempt.slots.all(), now=MONDAY + timedelta(days=2))
+
+    undone = undo_last(user=learner, sources=(ReviewLog.Source.REVIEW,), scope=Scope(kinds=(MemoryState.Kind.QUESTION,)))
+
+    card, _ = replayed_with_py_fsrs([(MONDAY, Rating.AGAIN)])
+    memory = MemoryState.objects.get(user=learner, question=first.question)
+    assert undone is not None and undone.reviewed_at == tuesday
+    assert (memory.stability, memory.difficulty, memory.due, memory.reps, memory.last_rating) == (
+        card.stability, card.difficulty, card.due, 1, Rating.AGAIN)
 
 
 def test_retake_my_mistakes_follows_the_last_answer_given_not_the_last_released(learner):
