@@ -9,6 +9,7 @@ explicit `now`, so tests can run on a fixed clock.
 
 from datetime import datetime
 from functools import lru_cache
+
 from django.db import IntegrityError, transaction
 from django.db.models import ExpressionWrapper, F, FloatField, Value
 from django.db.models.functions import Floor, Greatest, Power
