@@ -27,6 +27,7 @@ from .models import (
     QuestionPool,
     QuestionSet,
     ReviewLog,
+    ScheduleFit,
     SourceDocument,
     Topic,
     User,
@@ -35,7 +36,8 @@ from .models import (
 
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
-    study_fields = ("time_zone", "new_cards_per_day", "exam_date", "target_retention")
+    # Not fsrs_parameters: py-fsrs refuses numbers outside its bounds, so only a fit may set them.
+    study_fields = ("time_zone", "new_cards_per_day", "exam_date", "target_retention", "desired_retention")
     fieldsets = DjangoUserAdmin.fieldsets + (
         ("Role", {"fields": ("is_instructor",)}),
         ("Study preferences", {"fields": study_fields}),
@@ -241,7 +243,8 @@ class MemoryStateAdmin(ReadOnlyAdmin):
 class ReviewLogAdmin(ReadOnlyAdmin):
     # No deleting single reviews either: undo restores the memory state from the log, so a
     # hole in the log would make the scheduler's history inconsistent.
-    list_display = ("user", "rating", "source", "kind", "reviewed_at", "due_after", "was_new", "duration_ms")
+    list_display = ("user", "rating", "source", "kind", "reviewed_at", "released_at", "due_after", "was_new",
+                    "duration_ms")
     list_filter = ("rating", "source", "memory__kind", "was_new")
     list_select_related = ("user", "memory")
     search_fields = ("user__username",)
@@ -251,6 +254,14 @@ class ReviewLogAdmin(ReadOnlyAdmin):
     @admin.display(description="kind", ordering="memory__kind")
     def kind(self, review):
         return review.memory.get_kind_display()
+
+
+@admin.register(ScheduleFit)
+class ScheduleFitAdmin(ReadOnlyAdmin):
+    list_display = ("user", "fitted_at", "review_count", "outcome")
+    list_filter = ("outcome",)
+    search_fields = ("user__username",)
+    raw_id_fields = ("user",)
 
 
 @admin.register(Topic)

@@ -3,7 +3,7 @@ the instructor's pool builder and assignments, history filters and the exam date
 content (the editor, the import page, sharing) has its forms in quiz.editor.forms.
 Forms convert as well as validate: a join code becomes its Classroom, minutes a timedelta."""
 
-from datetime import date, datetime, time, timedelta
+from datetime import date, timedelta
 from zoneinfo import available_timezones
 
 from confusable_homoglyphs import confusables
@@ -12,6 +12,7 @@ from django.contrib.auth.forms import UserCreationForm
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.utils import timezone
 
+from quiz.lib.days import start_of_day
 from quiz.models import Assignment, Attempt, Classroom, QuestionPool, QuestionSet, Topic, User
 
 
@@ -111,7 +112,7 @@ class StudySettingsForm(forms.ModelForm):
 
     class Meta:
         model = User
-        fields = ("time_zone", "new_cards_per_day")
+        fields = ("time_zone", "new_cards_per_day", "desired_retention")
 
 
 # --- Classes and teaching ---------------------------------------------------------------------
@@ -308,9 +309,9 @@ class AttemptFilterForm(forms.Form):
         if data.get("question_set"):
             attempts = attempts.filter(question_set=data["question_set"])
         if data.get("start"):
-            attempts = attempts.filter(started_at__gte=datetime.combine(data["start"], time.min, tzinfo=zone))
+            attempts = attempts.filter(started_at__gte=start_of_day(data["start"], zone))
         if data.get("end"):
-            next_day = datetime.combine(data["end"] + timedelta(days=1), time.min, tzinfo=zone)
+            next_day = start_of_day(data["end"] + timedelta(days=1), zone)
             attempts = attempts.filter(started_at__lt=next_day)
         return attempts
 

@@ -15,6 +15,8 @@ urlpatterns = [
     # Before django.contrib.auth's own URLs (studyapp/urls.py), so this rate-limited view wins.
     path("accounts/password_reset/", accounts.password_reset, name="password_reset"),
     path("settings/", accounts.study_settings, name="study_settings"),
+    path("settings/workload/", accounts.workload_estimate, name="workload_estimate"),
+    path("settings/optimise/", accounts.optimise_schedule, name="optimise_schedule"),
     # Quizzes
     path("sets/<int:set_id>/start/", quizzes.start_attempt, name="start_attempt"),
     path("attempts/<int:attempt_id>/", quizzes.attempt, name="attempt"),

@@ -77,6 +77,8 @@ URLS = {
     "undo": ("signed_in", "post", lambda w: [], lambda w: {"session": "review"}),
     "retake_mistakes": ("signed_in", "post", lambda w: [], lambda w: {}),
     "study_settings": ("signed_in", "get", lambda w: [], None),
+    "workload_estimate": ("signed_in", "get", lambda w: [], None),
+    "optimise_schedule": ("signed_in", "post", lambda w: [], lambda w: {}),
     "my_classes": ("signed_in", "get", lambda w: [], None),
     "join_class": ("signed_in", "get", lambda w: [], None),
     "join_class_with_code": ("signed_in", "get", lambda w: [w["classroom"].join_code], None),

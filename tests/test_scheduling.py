@@ -7,7 +7,7 @@ from django.db import transaction
 
 from quiz.lib import durations
 from quiz.models import MemoryState, ReviewLog
-from quiz.study import answers, queue, scheduling
+from quiz.study import answers, bulk, queue, scheduling
 from quiz.study.queue import Scope, next_entry
 from quiz.study.scheduling import undo_last
 from tests.factories import make_deck, make_question_set, start_attempt
@@ -273,7 +273,7 @@ def test_rating_in_bulk_gives_exactly_what_rating_one_by_one_gives(learner, othe
     for question, rating in plan:
         rate_item(learner, question, rating, at=NOW, source=ReviewLog.Source.QUIZ)
     with transaction.atomic():
-        scheduling.rate_in_bulk(kind=Kind.QUESTION, now=NOW, ratings=[
+        bulk.rate_in_bulk(kind=Kind.QUESTION, now=NOW, ratings=[
             (other_learner.pk, question.pk, {"rating": rating, "source": ReviewLog.Source.QUIZ})
             for question, rating in plan
         ])

@@ -314,7 +314,8 @@ def test_retake_without_mistakes_says_so(learner_client):
 
 
 def test_settings_save_the_time_zone_and_daily_limit(learner_client, learner):
-    response = learner_client.post(reverse("study_settings"), {"time_zone": "Europe/Paris", "new_cards_per_day": 5})
+    form = {"time_zone": "Europe/Paris", "new_cards_per_day": 5, "desired_retention": "0.9"}
+    response = learner_client.post(reverse("study_settings"), form)
 
     learner.refresh_from_db()
     assert response.status_code == 302

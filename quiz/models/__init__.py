@@ -25,13 +25,13 @@ from .content import (
     count_of,
 )
 from .imports import PendingFile, PendingImport
-from .memory import MemoryState, ReviewLog, StudyDay
+from .memory import MemoryState, ReviewLog, ScheduleFit, StudyDay
 from .slots import AttemptSlot, shuffled
 
 __all__ = [
     "MAX_SECONDS_PER_QUESTION", "Attempt", "AttemptSlot", "AttemptQuerySet", "shuffled",
     "Card", "Choice", "Deck", "Question", "QuestionSet", "SourceDocument", "Topic", "User", "Visibility", "count_of",
-    "MemoryState", "ReviewLog", "StudyDay", "PendingImport", "PendingFile",
+    "MemoryState", "ReviewLog", "ScheduleFit", "StudyDay", "PendingImport", "PendingFile",
     "Assignment", "AssignmentOverride", "Classroom", "Enrollment", "ExcludedQuestion", "QuestionPool", "PoolQuestion", "Rules",
     "new_join_code",
 ]

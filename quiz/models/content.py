@@ -4,12 +4,15 @@ flashcard decks with their cards. Plus the User, custom from the start."""
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.contrib.auth.models import AbstractUser
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import connection, models
 from django.db.models import Count, Exists, OuterRef, Q, Subquery, Value
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
+
+from quiz.lib.days import start_of_day
 
 
 class User(AbstractUser):
@@ -23,12 +26,27 @@ class User(AbstractUser):
     target_retention = models.FloatField(
         default=0.9, help_text="Predicted recall to keep above on exam day (0.7 to 0.99)"
     )
+    # What the scheduler aims for: the predicted recall at which a review falls due. Higher means
+    # more reviews; see Settings for the workload each choice costs.
+    desired_retention = models.FloatField(
+        default=0.9,
+        validators=[MinValueValidator(0.7), MaxValueValidator(0.97)],
+        help_text="The chance of recalling an item when it comes due (0.70 to 0.97). Higher means more reviews.",
+    )
+    # The learner's own FSRS parameters (21 numbers) once a fit beat the defaults on their later
+    # reviews (quiz.study.personal); empty: the defaults. On the user row, so choosing the
+    # learner's scheduler costs no query; each fit's record is a ScheduleFit.
+    fsrs_parameters = models.JSONField(null=True, blank=True, help_text="Personal FSRS parameters, if adopted")
     is_instructor = models.BooleanField(default=False, help_text="May create classes, question pools and assignments")
 
     class Meta(AbstractUser.Meta):
         constraints = [
             models.CheckConstraint(
                 condition=Q(target_retention__gte=0.7, target_retention__lte=0.99), name="user_target_retention_range"
+            ),
+            models.CheckConstraint(
+                condition=Q(desired_retention__gte=0.7, desired_retention__lte=0.97),
+                name="user_desired_retention_range",
             ),
         ]
 
@@ -40,9 +58,9 @@ class User(AbstractUser):
             return ZoneInfo("UTC")
 
     def start_of_today(self, now=None):
-        """Midnight of the learner's current day, as an aware datetime (daily limits reset here)."""
-        local = (now or timezone.now()).astimezone(self.zone)
-        return local.replace(hour=0, minute=0, second=0, microsecond=0)
+        """When the learner's current day began, in UTC (daily limits reset here):
+        its first midnight if midnight repeats, the clock change if midnight is skipped."""
+        return start_of_day((now or timezone.now()).astimezone(self.zone).date(), self.zone)
 
 
 class TopicQuerySet(models.QuerySet):

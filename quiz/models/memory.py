@@ -1,5 +1,8 @@
 """Spaced-repetition state (FSRS) per learner and study item, and the review log."""
 
+from functools import reduce
+from operator import or_
+
 from django.db import models
 from django.db.models import Q
 
@@ -115,7 +118,10 @@ class ReviewLog(models.Model):
     memory = models.ForeignKey(MemoryState, on_delete=models.CASCADE, related_name="reviews", db_index=False)
     source = models.CharField(max_length=8, choices=Source.choices)
     rating = models.PositiveSmallIntegerField(choices=Rating.choices)
+    # When the learner answered (or rated). A quiz answer held back until its feedback could be
+    # shown is rated at this time too; when it was released is `released_at`.
     reviewed_at = models.DateTimeField()
+    released_at = models.DateTimeField(null=True, blank=True, help_text="When a held-back answer was rated")
     duration_ms = models.PositiveIntegerField(null=True, blank=True)
     was_new = models.BooleanField(default=False, help_text="First time the learner saw the item")
     retrievability = models.FloatField(null=True, blank=True, help_text="Predicted recall just before")
@@ -143,11 +149,47 @@ class ReviewLog(models.Model):
         return self.due_after - self.reviewed_at
 
 
+class ScheduleFit(models.Model):
+    """One fit of a learner's FSRS parameters to their review log, adopted or not, with how the
+    fitted and the default parameters predicted the learner's later reviews: what Settings shows."""
+
+    class Outcome(models.TextChoices):
+        ADOPTED = "adopted", "Adopted: predicts your reviews better than the defaults"
+        WORSE = "worse", "Kept the defaults: they predict your reviews as well or better"
+        TOO_FEW = "too_few", "Not fitted: too few reviews yet"
+
+    user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="schedule_fits", db_index=False)
+    fitted_at = models.DateTimeField()
+    review_count = models.PositiveIntegerField()
+    outcome = models.CharField(max_length=8, choices=Outcome.choices)
+    parameters = models.JSONField(null=True, blank=True)
+    # {"personal": {"log_loss", "rmse_bins"}, "default": {...}, "tested_on": reviews scored}
+    metrics = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "-fitted_at"], name="schedule_fit_user_time")]
+
+    def __str__(self):
+        return f"{self.user} fitted at {self.fitted_at:%Y-%m-%d %H:%M}: {self.outcome}"
+
+
 class StudyDayQuerySet(models.QuerySet):
     def forget_from(self, user, day):
         """Drop `user`'s counted days from `day` on, so the next dashboard counts them again.
         Whatever adds or removes a review dated before the learner's today calls this."""
         return self.filter(user=user, day__gte=day).delete()
+
+    def forget_days_before_today(self, first_moments, now):
+        """`forget_from` for several learners in one DELETE: `first_moments` is {user_id: (time
+        zone, earliest moment of the change)}; only learners whose change is before their today."""
+        days = {}
+        for user_id, (time_zone, moment) in first_moments.items():
+            zone = User(time_zone=time_zone).zone  # an unknown name counts as UTC, as everywhere
+            if moment.astimezone(zone).date() < now.astimezone(zone).date():
+                days[user_id] = moment.astimezone(zone).date()
+        if not days:
+            return 0, {}
+        return self.filter(reduce(or_, (Q(user_id=user_id, day__gte=day) for user_id, day in days.items()))).delete()
 
 
 class StudyDay(models.Model):

@@ -10,11 +10,12 @@ Nothing here reads the clock: callers pass `now` or `today`, so tests run on a f
 """
 
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, timedelta
 
 from django.db.models import Case, Count, F, FloatField, Q, Value, When
 from django.db.models.functions import Floor
 
+from quiz.lib.days import start_of_day
 from quiz.lib.sql import UnixDays
 from quiz.models import AttemptSlot, MemoryState, ReviewLog, StudyDay
 
@@ -85,7 +86,7 @@ def _counted_days(user, first):
 
 def _count_reviews(user, since, now):
     """{date: Day} of the learner's reviews from the start of `since` (local) to now."""
-    start = datetime.combine(since, time.min, tzinfo=user.zone)
+    start = start_of_day(since, user.zone)
     rows = (
         # Every log row's memory is the same learner's: saying so lets the database reach the
         # memory rows through their user index instead of scanning them for the kind.
@@ -127,7 +128,7 @@ def _add_held_answers(days, user, first, now):
     """Answers not yet scheduled have no review row (their feedback is held back): they still
     count as studying that day, for the streak and the heatmap. Few: the partial index of
     pending answers finds them."""
-    start = datetime.combine(first, time.min, tzinfo=user.zone)
+    start = start_of_day(first, user.zone)
     held = (
         AttemptSlot.objects.filter(attempt__user=user, answered_at__gte=start, scheduled_at__isnull=True)
         .order_by()

@@ -6,8 +6,7 @@ in `quiz.teaching.rules` (the learner's assignments); what is left here is arith
 built here: it belongs to the view that handles it.
 """
 
-from datetime import datetime, time
-
+from quiz.lib.days import start_of_day
 from quiz.teaching import rules
 
 from .activity import daily_activity, streak
@@ -56,7 +55,7 @@ def exam_moment(user, now):
     """The start of the exam day in the learner's time zone (never before now), or None."""
     if user.exam_date is None:
         return None
-    return max(datetime.combine(user.exam_date, time.min, tzinfo=user.zone), now)
+    return max(start_of_day(user.exam_date, user.zone), now)
 
 
 def exam_outlook(user, summary, today):

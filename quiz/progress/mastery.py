@@ -28,6 +28,7 @@ from django.db.models import Count, F, Min, OuterRef, Q, Sum
 from django.db.models.functions import Coalesce
 from django.db.models.lookups import LessThan
 
+from quiz.lib.days import start_of_day
 from quiz.models import MemoryState, Question, ReviewLog, count_of
 from quiz.study import scheduling
 
@@ -109,7 +110,7 @@ def memory_summary(*, user, now, exam_moment=None, target=0.9):
     # Questions an assignment holds back are out of every figure, as they are out of the queue.
     held = Question.objects.held_back_from(user, now).values("pk")
     mine = MemoryState.objects.for_user(user).exclude(question__in=held)
-    numbers = _mastery_numbers(now, exam_moment, target)
+    numbers = _mastery_numbers(now, exam_moment, target, scheduling.parameters_of(user))
     summary = MemorySummary(
         sets=_set_mastery(mine, numbers),
         decks=_deck_mastery(mine, numbers),
@@ -124,7 +125,7 @@ def memory_summary(*, user, now, exam_moment=None, target=0.9):
 
 # --- Mastery per set, deck and topic ---------------------------------------------------------------
 
-def _mastery_numbers(now, exam_moment, target):
+def _mastery_numbers(now, exam_moment, target, parameters):
     """The aggregates of a group of memory states, named as Mastery's fields."""
     recent = ReviewLog.objects.filter(memory=OuterRef("pk"), reviewed_at__gte=now - timedelta(days=RECENT_DAYS))
     # A row without a stability has no recall estimate yet; its answers still count.
@@ -135,10 +136,10 @@ def _mastery_numbers(now, exam_moment, target):
         # once per answer and inflate the recall sums.
         "answers": Sum(count_of(recent)),
         "correct": Sum(count_of(recent.filter(rating__gt=AGAIN))),
-        "recall_sum": Coalesce(Sum(scheduling.recall_expression(now), filter=studied), 0.0),
+        "recall_sum": Coalesce(Sum(scheduling.recall_expression(now, parameters), filter=studied), 0.0),
     }
     if exam_moment is not None:
-        exam_recall = scheduling.recall_expression(exam_moment)
+        exam_recall = scheduling.recall_expression(exam_moment, parameters)
         numbers["exam_sum"] = Coalesce(Sum(exam_recall, filter=studied), 0.0)
         numbers["at_risk"] = Count("pk", filter=studied & LessThan(exam_recall, target))
     return numbers
@@ -211,7 +212,7 @@ def _due_forecast(mine, user, now):
     """(items due now, {date: items falling due that day}) over the learner's next FORECAST_DAYS days.
 
     Flashcards and questions only: what "Review due" studies; drill statements have their own drill."""
-    end = user.start_of_today(now) + timedelta(days=FORECAST_DAYS)
+    end = start_of_day(now.astimezone(user.zone).date() + timedelta(days=FORECAST_DAYS), user.zone)
     # Overdue rows fall in the zone's first period: their day does not matter, only that they are due.
     day = local_day_number("due", user.zone, now, end)
     rows = list(

@@ -6,9 +6,9 @@ shows an answer before the quiz does."""
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from quiz.models import AttemptSlot, Choice, MemoryState, ReviewLog
+from quiz.models import AttemptSlot, Choice, MemoryState, ReviewLog, StudyDay
 
-from . import scheduling
+from . import bulk, scheduling
 
 # A rating refused because another one of the same item landed first (the same question answered
 # at the same moment in two attempts) is tried again on the fresh state; this many times at most.
@@ -106,9 +106,11 @@ def _release_in_transaction(slots, now):
 
 def _release(slots, now, *, limit=None):
     """Claim the pending answers among `slots` (the first `limit` in answer order) and rate
-    them all, inside the caller's transaction, in a fixed number of queries: a locked read of
-    the slots still pending (a concurrent release waits for the lock, then finds them claimed
-    and skips them), their UPDATE, then `rate_in_bulk`. Returns how many."""
+    them all at the time they were given, inside the caller's transaction, in a fixed number
+    of queries: a locked read of the slots still pending (a concurrent release waits for the
+    lock, then finds them claimed and skips them), their UPDATE, then `rate_in_bulk` (which
+    replays the items answered again since), and one DELETE of the dashboard's counted days
+    if an answer belongs to a day already counted. Returns how many."""
     pending = (
         pending_release(slots, now).select_for_update(of=("self",))
         .order_by("answered_at", "pk")  # answer order, and the same lock order for every release
@@ -118,21 +120,46 @@ def _release(slots, now, *, limit=None):
     if not claimed:
         return 0
     AttemptSlot.objects.filter(pk__in=[slot["pk"] for slot in claimed]).update(scheduled_at=now)
-    ratings = [(slot["attempt__user_id"], slot["question_id"], _rating_of(slot)) for slot in claimed]
-    scheduling.rate_in_bulk(kind=MemoryState.Kind.QUESTION, ratings=ratings, now=now)
+    ratings = [(slot["attempt__user_id"], slot["question_id"], _rating_of(slot, now)) for slot in claimed]
+    bulk.rate_in_bulk(kind=MemoryState.Kind.QUESTION, ratings=ratings, now=now, schedulers=_schedulers_of(claimed))
+    StudyDay.objects.forget_days_before_today(_answer_days(claimed), now)
     return len(claimed)
+
+
+def _schedulers_of(claimed):
+    """{user_id: their scheduler} of the learners whose answers were claimed, from the claim's join."""
+    return {
+        slot["attempt__user_id"]: scheduling.scheduler_with(
+            tuple(slot["attempt__user__fsrs_parameters"] or scheduling.DEFAULT_PARAMETERS),
+            slot["attempt__user__desired_retention"],
+        )
+        for slot in claimed
+    }
+
+
+def _answer_days(claimed):
+    """{user_id: (time zone, first moment answered)} of the claimed answers."""
+    days = {}
+    for slot in claimed:
+        user_id, moment = slot["attempt__user_id"], slot["answered_at"]
+        if user_id not in days or moment < days[user_id][1]:
+            days[user_id] = (slot["attempt__user__time_zone"], moment)
+    return days
 
 
 # What a released answer's rating and log row need, read with the claim.
 RELEASED_FIELDS = (
-    "pk", "attempt__user_id", "question_id", "question__explanation",
+    "pk", "attempt__user_id", "attempt__user__time_zone", "attempt__user__desired_retention",
+    "attempt__user__fsrs_parameters", "answered_at", "question_id", "question__explanation",
     "is_correct", "chosen_choice_id", "chosen_index", "stem", "shown_choices",
 )
 
 
-def _rating_of(slot):
+def _rating_of(slot, now):
     return {
         "rating": rating_for(slot["is_correct"]),
+        "reviewed_at": slot["answered_at"],  # when the learner answered; the release is `released_at`
+        "released_at": now,
         "source": ReviewLog.Source.QUIZ,
         "chosen_choice_id": slot["chosen_choice_id"],
         "shown": question_shown(

@@ -8,11 +8,10 @@ explicit `now`, so tests can run on a fixed clock.
 """
 
 from datetime import datetime
-from functools import reduce
-from operator import or_
+from functools import lru_cache
 
 from django.db import IntegrityError, transaction
-from django.db.models import ExpressionWrapper, F, FloatField, Q, Value
+from django.db.models import ExpressionWrapper, F, FloatField, Value
 from django.db.models.functions import Floor, Greatest, Power
 from django.utils import timezone
 from fsrs import Card as FsrsCard
@@ -24,6 +23,25 @@ from quiz.models import MemoryState, ReviewLog, StudyDay
 # Fuzzing would make the interval printed on a button differ from the one applied;
 # intervals here are exactly what the learner was promised.
 SCHEDULER = Scheduler(enable_fuzzing=False)
+DEFAULT_PARAMETERS = tuple(SCHEDULER.parameters)
+
+
+def scheduler_for(user):
+    """The learner's scheduler: FSRS with their parameters and their desired retention. From the
+    user row the request already has, so choosing it costs no query."""
+    return scheduler_with(parameters_of(user), user.desired_retention)
+
+
+def parameters_of(user):
+    """The learner's FSRS parameters: their own once `quiz.study.personal` adopted a fit, else
+    the defaults. A tuple, so schedulers can be cached by it."""
+    return tuple(user.fsrs_parameters) if user.fsrs_parameters else DEFAULT_PARAMETERS
+
+
+@lru_cache(maxsize=512)
+def scheduler_with(parameters, desired_retention):
+    """One Scheduler per (parameters, retention), built once: learners share a few choices."""
+    return Scheduler(parameters=parameters, desired_retention=desired_retention, enable_fuzzing=False)
 
 Kind = MemoryState.Kind
 Phase = MemoryState.Phase
@@ -76,17 +94,17 @@ def restored(data):
     return values
 
 
-def retrievability(memory, now):
+def retrievability(memory, now, scheduler=SCHEDULER):
     """Predicted probability of recall now (None for an item never studied)."""
     if memory is None or memory.last_review is None:
         return None
-    return SCHEDULER.get_card_retrievability(to_fsrs(memory, now), now)
+    return scheduler.get_card_retrievability(to_fsrs(memory, now), now)
 
 
-def next_intervals(memory, now):
+def next_intervals(memory, now, scheduler=SCHEDULER):
     """What each rating would do: {Rating.AGAIN: timedelta, ...}, for the button labels."""
     card = to_fsrs(memory, now)
-    return {rating: SCHEDULER.review_card(card, rating, now)[0].due - now for rating in Rating}
+    return {rating: scheduler.review_card(card, rating, now)[0].due - now for rating in Rating}
 
 # --- Rating and undo ------------------------------------------------------------------------
 
@@ -122,7 +140,8 @@ def rate(*, user, kind, item, rating, source, now=None, expected_reps=None, dura
         return None
     if memory is None:
         memory = MemoryState(user=user, kind=kind, due=now, **item_lookup(kind, item))
-    log = review(memory, rating=rating, source=source, now=now, duration_ms=duration_ms, **details)
+    log = review(memory, rating=rating, source=source, now=now, duration_ms=duration_ms,
+                 scheduler=scheduler_for(user), **details)
     if not savepoint:
         with transaction.atomic(savepoint=False):
             return _save_rating(memory, log)
@@ -133,67 +152,36 @@ def rate(*, user, kind, item, rating, source, now=None, expected_reps=None, dura
         return None
 
 
-def rate_in_bulk(*, kind, ratings, now):
-    """Apply many ratings at once in a fixed number of queries; return their ReviewLog rows.
-
-    `ratings` are (user_id, item_id, review's keyword arguments), in the order to apply them:
-    several of one learner's item apply one after the other to the same memory. One query
-    reads and locks every memory row they touch, fsrs runs in Python, then one INSERT of the
-    new memories, one UPDATE of the others and one INSERT of the log rows.
-
-    Only inside the caller's transaction, which holds the row locks until it ends, so no other
-    rating changes these rows in between (on SQLite the transaction holds the write lock). A
-    concurrent first rating of one of the items raises IntegrityError out of it; the caller
-    tries the whole transaction again.
-    """
-    field = "question_id" if kind == Kind.QUESTION else "card_id"
-    wanted = {}
-    for user_id, item_id, _ in ratings:
-        wanted.setdefault(user_id, set()).add(item_id)
-    touched = reduce(or_, (Q(user_id=user_id, **{f"{field}__in": items}) for user_id, items in wanted.items()))
-    # Locked in one order (by pk) by every bulk rating, so two at once cannot deadlock.
-    rows = MemoryState.objects.select_for_update().filter(touched, kind=kind).order_by("pk")
-    memories = {(memory.user_id, getattr(memory, field)): memory for memory in rows}
-    known = list(memories.values())
-    logs = []
-    for user_id, item_id, arguments in ratings:
-        if (user_id, item_id) not in memories:
-            memories[user_id, item_id] = MemoryState(user_id=user_id, kind=kind, due=now, **{field: item_id})
-        logs.append(review(memories[user_id, item_id], now=now, **arguments))
-    # New rows in item order too: two bulks inserting the same items wait for each other in turn.
-    new = sorted((m for m in memories.values() if m.pk is None), key=lambda m: (m.user_id, getattr(m, field)))
-    MemoryState.objects.bulk_create(new)
-    MemoryState.objects.bulk_update(known, SNAPSHOT_FIELDS)
-    return ReviewLog.objects.bulk_create(logs)
-
-
-def review(memory, *, rating, source, now, duration_ms=None, **details):
+def review(memory, *, rating, source, now, duration_ms=None, scheduler=SCHEDULER, **details):
     """Apply one rating to `memory` in Python (an unsaved MemoryState for an item never
     studied): its fsrs state and counts change, and the ReviewLog row that records the rating
-    is returned. No query: `rate` and `rate_in_bulk` save both."""
-    rating = Rating(rating)
-    was_new = memory.last_review is None
-    before = None if was_new else snapshot(memory)
-    recall = retrievability(memory, now)
-    card, _ = SCHEDULER.review_card(to_fsrs(memory, now), rating, now)
+    is returned. No query: `rate` and `quiz.study.bulk.rate_in_bulk` save both."""
+    log = ReviewLog(user_id=memory.user_id, memory=memory, source=source, rating=int(rating), reviewed_at=now,
+                    duration_ms=duration_ms, **details)
+    apply(memory, log, scheduler)
+    return log
+
+
+def apply(memory, log, scheduler=SCHEDULER):
+    """Apply the rating `log` records, at its `reviewed_at`, to `memory`, and note on the log
+    what it replaced and what it did. The one place a rating changes a memory: a replay of an
+    item's history in answer order (`quiz.study.bulk`) calls it row after row."""
+    rating, moment = Rating(log.rating), log.reviewed_at
+    log.was_new = memory.last_review is None
+    log.state_before = None if log.was_new else snapshot(memory)
+    log.retrievability = retrievability(memory, moment, scheduler)
+    card, _ = scheduler.review_card(to_fsrs(memory, moment), rating, moment)
     lapsed = rating == Rating.Again and memory.phase == Phase.REVIEW
     _copy_fsrs(memory, card)
     memory.reps += 1
     memory.lapses += int(lapsed)
     memory.last_rating = int(rating)
-    return ReviewLog(
-        user_id=memory.user_id,
-        memory=memory,
-        source=source,
-        rating=int(rating),
-        reviewed_at=now,
-        duration_ms=duration_ms,
-        was_new=was_new,
-        retrievability=recall,
-        due_after=memory.due,
-        state_before=before,
-        **details,
-    )
+    log.due_after = memory.due
+
+
+# A memory before its first review, where a replay of its history starts.
+NEVER_REVIEWED = {"phase": Phase.LEARNING, "step": None, "stability": None, "difficulty": None,
+                  "last_review": None, "reps": 0, "lapses": 0, "last_rating": None}
 
 
 def _save_rating(memory, log):
@@ -269,10 +257,11 @@ def _forget_counted_day(user, moment):
 
 # --- Predicted recall computed by the database --------------------------------------------------
 
-def recall_expression(now):
+def recall_expression(now, parameters=DEFAULT_PARAMETERS):
     """FSRS's forgetting curve as SQL: R = (1 + FACTOR * days / stability) ** DECAY, with
-    whole elapsed days as py-fsrs counts them, so the database and the library agree."""
-    decay = -SCHEDULER.parameters[20]
+    whole elapsed days as py-fsrs counts them, so the database and the library agree.
+    `parameters`: the learner's (their decay is the last one); a class's view uses the defaults."""
+    decay = -parameters[20]
     factor = 0.9 ** (1 / decay) - 1
     days = Greatest(Floor(Value(unix_days(now)) - UnixDays(F("last_review"))), Value(0.0))
     base = ExpressionWrapper(Value(1.0) + Value(factor) * days / F("stability"), output_field=FloatField())

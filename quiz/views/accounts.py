@@ -9,11 +9,12 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView, PasswordResetView
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_ratelimit.decorators import ratelimit
 
 from quiz.forms import SignUpForm, StudySettingsForm
 from quiz.security import address_over_failure_limit
+from quiz.study import personal, workload
 
 security_log = logging.getLogger("quiz.security")
 
@@ -64,4 +65,28 @@ def study_settings(request):
         form.save()
         messages.success(request, "Settings saved.")
         return redirect("study_settings")
-    return render(request, "quiz/settings.html", {"form": form}, status=400 if form.errors else 200)
+    context = {"form": form, "fit": request.user.schedule_fits.order_by("-fitted_at", "-pk").first(),
+               "min_reviews": personal.MIN_REVIEWS}
+    return render(request, "quiz/settings.html", context, status=400 if form.errors else 200)
+
+
+@require_POST
+@login_required
+def optimise_schedule(request):
+    """"Optimise my schedule": fit the learner's parameters now (about a second for ten thousand
+    reviews) and say what came of it; Settings shows the comparison."""
+    fit = personal.optimise(request.user)
+    messages.success(request, fit.get_outcome_display())
+    return redirect("study_settings")
+
+
+@require_safe
+@login_required
+def workload_estimate(request):
+    """What each desired retention would cost the learner, from the simulator: computed only
+    when asked (a fraction of a second), never on every visit to Settings."""
+    return render(request, "quiz/workload.html", {
+        "workloads": workload.expected_workload(request.user),
+        "suggested": workload.suggested_retention(request.user),
+        "current": request.user.desired_retention,
+    })

@@ -124,7 +124,7 @@ def _render_study(request, session, entry, order, now, error=None, status=200):
         by_id = {choice.pk: choice for choice in entry.item.choices.all()}
         context["choices"] = [by_id[pk].text for pk in order if pk in by_id]
     elif entry is not None:
-        context.update(_card_context(entry, now))
+        context.update(_card_context(entry, now, request.user))
     return _render_session(request, session, "quiz/study.html", context, now, status)
 
 
@@ -138,9 +138,10 @@ def _render_session(request, session, template, context, now, status=200):
     return render_page(request, template, "study-item", context, status=status, push_url=session.url)
 
 
-def _card_context(entry, now):
-    recall = scheduling.retrievability(entry.memory, now)
-    intervals = scheduling.next_intervals(entry.memory, now)
+def _card_context(entry, now, user):
+    scheduler = scheduling.scheduler_for(user)
+    recall = scheduling.retrievability(entry.memory, now, scheduler)
+    intervals = scheduling.next_intervals(entry.memory, now, scheduler)
     buttons = [
         {"value": int(rating), "label": ReviewLog.Rating(int(rating)).label, "interval": short_interval(delta)}
         for rating, delta in intervals.items()
@@ -263,7 +264,7 @@ def card_info(request, card_id):
     now = timezone.now()
     memories = MemoryState.objects.filter(user=request.user, card=card).order_by("kind")
     states = [
-        {"memory": m, "recall": scheduling.retrievability(m, now), "kind": m.get_kind_display()} for m in memories
+        {"memory": m, "recall": scheduling.retrievability(m, now, scheduling.scheduler_for(request.user)), "kind": m.get_kind_display()} for m in memories
     ]
     reviews = ReviewLog.objects.filter(user=request.user, memory__card=card).select_related("memory")
     page = Paginator(reviews, settings.QUIZ_PAGE_SIZE).get_page(request.GET.get("page"))

@@ -1,0 +1,68 @@
+"""What a desired retention costs: fsrs-rs-python's simulator run over the learner's own bank
+(the items they can see, their new-cards-per-day limit, their parameters) for a year, for a
+few retention choices, and the package's suggested retention.
+
+Each simulation takes a few milliseconds for a bank of a few thousand items, the suggestion
+a few tenths of a second, so the Settings page computes them only when asked (its
+"Estimate workload" link), never on every visit.
+"""
+
+from dataclasses import dataclass
+
+import fsrs_rs_python as simulator
+
+from quiz.models import Card, Deck, Question
+
+from .scheduling import parameters_of
+
+RETENTION_CHOICES = (0.80, 0.85, 0.90, 0.95)
+SIMULATED_DAYS = 365
+RETENTION_RANGE = (0.70, 0.97)  # what a learner may choose, and so what a suggestion may be
+SEED = 12  # the same estimate on every visit
+
+
+@dataclass
+class Workload:
+    retention: float
+    minutes_per_day: float  # on average over the simulated year
+    reviews_per_day: float
+    remembered: float  # items expected to be recalled at the end of the year
+
+
+def simulation_config(user):
+    """The simulator's defaults (answer times, rating odds, measured on Anki users), with the
+    learner's bank size and daily limit of new items."""
+    config = simulator.default_simulator_config()
+    config.deck_size = max(1, _bank_size(user))
+    config.learn_span = SIMULATED_DAYS
+    config.learn_limit = user.new_cards_per_day or 1
+    return config
+
+
+def _bank_size(user):
+    cards = Card.objects.filter(deck__in=Deck.objects.visible_to(user)).current().count()
+    return Question.objects.visible_to(user).current().count() + cards
+
+
+def expected_workload(user, retentions=RETENTION_CHOICES):
+    """[Workload] for each retention, from the same simulated year of the learner's bank."""
+    config, parameters = simulation_config(user), parameters_of(user)
+    workloads = []
+    for retention in retentions:
+        result = simulator.simulate(parameters, retention, config, SEED)
+        days = len(result.cost_per_day) or 1
+        workloads.append(Workload(
+            retention=retention,
+            minutes_per_day=sum(result.cost_per_day) / days / 60,
+            reviews_per_day=sum(result.review_cnt_per_day) / days,
+            remembered=result.memorized_cnt_per_day[-1] if result.memorized_cnt_per_day else 0.0,
+        ))
+    return workloads
+
+
+def suggested_retention(user):
+    """The package's retention that minimises study time per item remembered, within the range a
+    learner may choose, rounded to a hundredth."""
+    best = simulator.optimal_retention(simulation_config(user), parameters_of(user))
+    low, high = RETENTION_RANGE
+    return round(min(max(best, low), high), 2)
