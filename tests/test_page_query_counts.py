@@ -48,7 +48,7 @@ def grow(world, teacher):
 # Each page: who opens it, its URL arguments, and its exact query count after the session and
 # user lookups (AUTH), with a comment naming each query.
 PAGES = {
-    "study_settings": ("learner", lambda w: [], 1),  # the latest schedule fit (the form's time zones come from Python)
+    "study_settings": ("learner", lambda w: [], 2),  # the latest schedule fit; calibration bins (the form's time zones come from Python)
     "join_class": ("learner", lambda w: [], 0),
     "review_answer": ("learner", lambda w: [w["review"].pk], 1),  # the log row, its item and what it showed
     "card_history": ("learner", lambda w: [], 2),  # paginator count; one page of cards with decks

@@ -14,6 +14,7 @@ from django_ratelimit.decorators import ratelimit
 
 from quiz.forms import SignUpForm, StudySettingsForm
 from quiz.security import address_over_failure_limit
+from quiz.progress.calibration import calibration, calibration_chart, learner_reviews
 from quiz.study import personal, workload
 
 security_log = logging.getLogger("quiz.security")
@@ -66,7 +67,8 @@ def study_settings(request):
         messages.success(request, "Settings saved.")
         return redirect("study_settings")
     context = {"form": form, "fit": request.user.schedule_fits.order_by("-fitted_at", "-pk").first(),
-               "min_reviews": personal.MIN_REVIEWS}
+               "min_reviews": personal.MIN_REVIEWS,
+               "calibration": calibration_chart(calibration(learner_reviews(request.user))), "whose": "your"}
     return render(request, "quiz/settings.html", context, status=400 if form.errors else 200)
 
 

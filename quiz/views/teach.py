@@ -19,6 +19,7 @@ from quiz.forms import AssignmentForm, BankFilterForm, ClassroomForm, OverrideFo
 from quiz.lib.csv_export import csv_download
 from quiz.lib.http import render_page, safe_next
 from quiz.models import Assignment, Attempt, Classroom, Question, new_join_code
+from quiz.progress.calibration import calibration, calibration_chart, class_reviews
 from quiz.study.catch_up import close_expired_attempts
 from quiz.teaching import exports, rules
 from quiz.teaching.gradebook import build_gradebook
@@ -69,6 +70,8 @@ def classroom(request, classroom_id):
         "assignments": classroom.assignments.select_related("pool"),  # archived ones listed apart, in the page
         "rename_form": ClassroomForm(instance=classroom),
         "join_url": join_url,
+        "calibration": calibration_chart(calibration(class_reviews(classroom))),
+        "whose": "this class's",
     }
     return render(request, "instructor/classroom.html", context)
 

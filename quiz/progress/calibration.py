@@ -1,0 +1,96 @@
+"""Is the memory model honest? Predicted recall against what happened, in bins.
+
+Every review logs the recall FSRS predicted just before it (`ReviewLog.retrievability`; none on
+a first sight, which has no prediction). Grouping reviews into BINS bins of that prediction and
+counting the share not rated Again in each gives a calibration curve: an honest model's points
+lie on the diagonal. One grouped query in the database, whatever the size of the log.
+
+For a learner: all their reviews. For an instructor's class: only the reviews the class's
+learners made of the questions the class was assigned: the instructor set that content, and
+nothing else a learner studies is theirs to see.
+"""
+
+from dataclasses import dataclass
+
+from django.db.models import Avg, Count, F, IntegerField, Q, Value
+from django.db.models.functions import Cast, Floor, Least
+
+from quiz.models import Assignment, Enrollment, ReviewLog
+
+from .charts import _safe
+
+BINS = 10
+SIZE = 200  # the chart is a square of SIZE SVG units: predicted across, actual up
+DOT = 6
+
+
+@dataclass
+class Bin:
+    index: int
+    reviews: int = 0
+    recalled: int = 0  # not rated Again
+    predicted: float | None = None  # mean predicted recall of the bin's reviews
+
+    @property
+    def low(self):
+        return self.index / BINS
+
+    @property
+    def high(self):
+        return (self.index + 1) / BINS
+
+    @property
+    def actual(self):
+        return self.recalled / self.reviews if self.reviews else None
+
+
+def learner_reviews(user):
+    return ReviewLog.objects.filter(user=user)
+
+
+def class_reviews(classroom):
+    """The class's current learners' reviews of the questions its assignments (archived ones
+    too) hold. Subqueries rather than joins, so a question in two pools counts once."""
+    learners = Enrollment.objects.filter(classroom=classroom).values("learner")
+    assigned = Assignment.objects.filter(classroom=classroom).values("pool__entries__question")
+    return ReviewLog.objects.filter(user__in=learners, memory__question__in=assigned)
+
+
+def calibration(reviews):
+    """[Bin] * BINS from one grouped query over `reviews` (those with a prediction)."""
+    # A prediction of exactly 1.0 (reviewed the moment it was learnt) belongs in the top bin.
+    index = Least(Cast(Floor(F("retrievability") * Value(float(BINS))), IntegerField()), Value(BINS - 1))
+    rows = (
+        reviews.filter(retrievability__isnull=False)
+        .order_by()
+        .annotate(bin=index)
+        .values("bin")
+        .annotate(reviews=Count("pk"), recalled=Count("pk", filter=Q(rating__gt=ReviewLog.Rating.AGAIN)),
+                  predicted=Avg("retrievability"))
+    )
+    bins = [Bin(n) for n in range(BINS)]
+    for row in rows:
+        bins[row["bin"]] = Bin(row["bin"], row["reviews"], row["recalled"], row["predicted"])
+    return bins
+
+
+def calibration_chart(bins):
+    """The curve as SVG path data (a dot per bin with reviews, joined by a line, and the
+    diagonal), with the bins for the table alternative."""
+    filled = [b for b in bins if b.reviews]
+    points = [(round(b.predicted * SIZE, 1), round(SIZE - b.actual * SIZE, 1)) for b in filled]
+    line = "".join(f"{'M' if n == 0 else 'L'}{x:g} {y:g}" for n, (x, y) in enumerate(points))
+    half = DOT / 2
+    dots = "".join(f"M{x - half:g} {y - half:g}h{DOT}v{DOT}h-{DOT}z" for x, y in points)
+    total = sum(b.reviews for b in filled)
+    # How far off the model is, weighted by reviews: 0 for a perfectly honest one.
+    gap = sum(b.reviews * abs(b.predicted - b.actual) for b in filled) / total if total else None
+    return {
+        "size": SIZE,
+        "line_path": _safe([line]),
+        "dot_path": _safe([dots]),
+        "diagonal_path": _safe([f"M0 {SIZE}L{SIZE} 0"]),
+        "bins": filled,
+        "reviews": total,
+        "gap": gap,
+    }
