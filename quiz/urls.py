@@ -9,6 +9,7 @@ urlpatterns = [
     path("", dashboard.home, name="home"),
     path("healthz", health.health, name="health"),
     path("dashboard/exam/", dashboard.exam_settings, name="exam_settings"),
+    path("dashboard/exam/plan/", accounts.exam_plan, name="exam_plan"),
     path("topics/<int:topic_id>/quiz/", dashboard.topic_quiz, name="topic_quiz"),
     path("accounts/login/", accounts.log_in, name="login"),
     path("accounts/signup/", accounts.signup, name="signup"),

@@ -78,6 +78,7 @@ URLS = {
     "retake_mistakes": ("signed_in", "post", lambda w: [], lambda w: {}),
     "study_settings": ("signed_in", "get", lambda w: [], None),
     "workload_estimate": ("signed_in", "get", lambda w: [], None),
+    "exam_plan": ("signed_in", "get", lambda w: [], None),
     "optimise_schedule": ("signed_in", "post", lambda w: [], lambda w: {}),
     "my_classes": ("signed_in", "get", lambda w: [], None),
     "join_class": ("signed_in", "get", lambda w: [], None),

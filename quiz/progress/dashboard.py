@@ -47,7 +47,7 @@ def dashboard_context(user, sets, decks, now):
         "heatmap": heatmap(activity, user, now, today),
     }
     if user.exam_date:
-        context["exam"] = exam_outlook(user, summary, today)
+        context["exam"] = exam_outlook(user, summary, today, sets)
     return context
 
 
@@ -58,7 +58,7 @@ def exam_moment(user, now):
     return max(start_of_day(user.exam_date, user.zone), now)
 
 
-def exam_outlook(user, summary, today):
+def exam_outlook(user, summary, today, sets):
     groups = [m for m in summary.sets + summary.decks if m.items]
     at_risk = sum(m.at_risk for m in groups)
     return {
@@ -66,7 +66,22 @@ def exam_outlook(user, summary, today):
         "groups": sorted(groups, key=lambda m: m.exam_recall),
         "at_risk": at_risk,
         "per_day": reviews_per_day_needed(at_risk, today, user.exam_date),
+        **predicted_scores(summary, sets),
     }
+
+
+def predicted_scores(summary, sets):
+    """The expected share right on exam day per question set and overall: the mean predicted
+    recall on that day over all of a set's current questions, a question never studied
+    counting as 0 (nothing predicts it would be recalled)."""
+    exam_sums = {m.key: m.exam_sum for m in summary.sets}
+    scores = [
+        {"set": s, "score": exam_sums.get(s.pk, 0.0) / s.question_count}
+        for s in sets if s.question_count
+    ]
+    questions = sum(row["set"].question_count for row in scores)
+    overall = sum(exam_sums.get(row["set"].pk, 0.0) for row in scores) / questions if questions else None
+    return {"scores": sorted(scores, key=lambda row: row["score"]), "overall_score": overall}
 
 
 def study_now(summary, sets, decks):

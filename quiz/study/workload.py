@@ -66,3 +66,50 @@ def suggested_retention(user):
     best = simulator.optimal_retention(simulation_config(user), parameters_of(user))
     low, high = RETENTION_RANGE
     return round(min(max(best, low), high), 2)
+
+
+# --- Exam plan -----------------------------------------------------------------------------------
+
+PLAN_RETENTIONS = tuple(round(0.70 + step / 100, 2) for step in range(28))  # 0.70 to 0.97
+
+
+@dataclass
+class ExamPlan:
+    days_left: int
+    bank: int
+    new_per_day: int  # every item seen at least once before the exam
+    retention: float | None  # the lowest desired retention that reaches the target; None: none does
+    reviews_per_day: float  # reviews of items already seen plus first sights, on average
+    minutes_per_day: float
+    predicted_score: float  # expected share of the bank recalled on exam day
+
+
+def exam_plan(user, today):
+    """How many reviews a day reach the learner's target score (`user.target_retention`) on exam
+    day, from the simulator: the lowest desired retention in 0.70-0.97 whose simulated days until
+    the exam leave the target share of the bank recalled, and what those days cost. None when
+    the exam is today or past.
+
+    The simulator starts from a bank of new items (it takes no memory states), so for a learner
+    well under way this is an upper bound on the work left, not a forecast of it."""
+    days = (user.exam_date - today).days if user.exam_date else 0
+    if days <= 0:
+        return None
+    bank = max(1, _bank_size(user))
+    config = simulation_config(user)
+    config.learn_span = days
+    config.learn_limit = max(user.new_cards_per_day, -(-bank // days))
+    config.max_cost_perday = 1e9  # the question is how much study it takes, so no daily cap
+    plan = None
+    for retention in PLAN_RETENTIONS:
+        result = simulator.simulate(parameters_of(user), retention, config, SEED)
+        plan = ExamPlan(
+            days_left=days, bank=bank, new_per_day=config.learn_limit, retention=retention,
+            reviews_per_day=(sum(result.review_cnt_per_day) + sum(result.learn_cnt_per_day)) / days,
+            minutes_per_day=sum(result.cost_per_day) / days / 60,
+            predicted_score=result.memorized_cnt_per_day[-1] / bank,
+        )
+        if plan.predicted_score >= user.target_retention:
+            return plan
+    plan.retention = None  # even 0.97 falls short: the plan shows how close it gets
+    return plan

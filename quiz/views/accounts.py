@@ -9,12 +9,13 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView, PasswordResetView
 from django.shortcuts import redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_ratelimit.decorators import ratelimit
 
 from quiz.forms import SignUpForm, StudySettingsForm
-from quiz.security import address_over_failure_limit
 from quiz.progress.calibration import calibration, calibration_chart, learner_reviews
+from quiz.security import address_over_failure_limit
 from quiz.study import personal, workload
 
 security_log = logging.getLogger("quiz.security")
@@ -92,3 +93,12 @@ def workload_estimate(request):
         "suggested": workload.suggested_retention(request.user),
         "current": request.user.desired_retention,
     })
+
+
+@require_safe
+@login_required
+def exam_plan(request):
+    """The daily reviews that reach the learner's target on exam day, from the simulator: a few
+    dozen simulated runs (tenths of a second for a large bank), so only when asked."""
+    today = timezone.now().astimezone(request.user.zone).date()
+    return render(request, "quiz/exam_plan.html", {"plan": workload.exam_plan(request.user, today)})

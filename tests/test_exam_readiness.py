@@ -1,0 +1,80 @@
+"""Exam readiness: the predicted score per set and overall on exam day (never-studied questions
+count as 0), and the daily reviews that reach the target, from fsrs-rs-python's simulator."""
+
+from datetime import UTC, date, datetime, timedelta
+from unittest import mock
+
+import fsrs_rs_python
+import pytest
+from django.urls import reverse
+
+from quiz.models import MemoryState
+from quiz.study import scheduling, workload
+from tests.factories import make_deck, make_question_set, make_user
+from tests.helpers import logged_in, rate_item
+
+NOW = datetime(2025, 1, 15, 3, 0, tzinfo=UTC)
+EXAM = date(2025, 1, 25)
+
+
+@pytest.fixture
+def clock():
+    with mock.patch("django.utils.timezone.now", return_value=NOW):
+        yield NOW
+
+
+def test_the_predicted_score_is_the_mean_exam_day_recall_with_unstudied_questions_as_zero(db, clock):
+    learner = make_user("alice", exam_date=EXAM)
+    question_set = make_question_set("Routing", questions=4)
+    studied = list(question_set.questions.order_by("pk")[:2])
+    for question in studied:
+        rate_item(learner, question, 3, NOW - timedelta(days=3))
+    MemoryState.objects.filter(user=learner).update(stability=5.0)
+
+    html = logged_in(learner).get(reverse("home")).content.decode()
+
+    exam_moment = datetime(2025, 1, 25, tzinfo=UTC)
+    recalls = [scheduling.retrievability(m, exam_moment) for m in MemoryState.objects.filter(user=learner)]
+    expected = round(sum(recalls) / 4 * 100)  # two of four questions studied: the others count 0
+    assert f'data-testid="set-score">{expected}%</td>' in html
+    assert f"Predicted score on the day: <strong>{expected}%</strong>" in html
+    assert expected < 50
+
+
+def test_the_plan_picks_the_lowest_retention_whose_simulated_exam_day_reaches_the_target(db):
+    learner = make_user("alice", exam_date=EXAM, target_retention=0.9, new_cards_per_day=5)
+    make_deck("Bank", cards=40)
+
+    plan = workload.exam_plan(learner, date(2025, 1, 15))
+
+    assert plan.days_left == 10 and plan.bank == 40 and plan.new_per_day == 5
+    assert plan.predicted_score >= 0.9
+    # Checked against the simulator directly: one step lower falls short of the target.
+    config = workload.simulation_config(learner)
+    config.learn_span, config.learn_limit, config.max_cost_perday = 10, 5, 1e9
+    lower = fsrs_rs_python.simulate(scheduling.DEFAULT_PARAMETERS, round(plan.retention - 0.01, 2), config, workload.SEED)
+    assert lower.memorized_cnt_per_day[-1] / 40 < 0.9
+
+
+def test_an_unreachable_target_says_so_and_a_past_exam_has_no_plan(db, monkeypatch):
+    learner = make_user("alice", exam_date=EXAM, target_retention=0.95)
+    make_deck("Bank", cards=60)
+    monkeypatch.setattr(workload, "PLAN_RETENTIONS", (0.70, 0.75))  # too low for a 95% target
+
+    plan = workload.exam_plan(learner, date(2024, 11, 25))
+
+    assert plan.retention is None and 0.5 < plan.predicted_score < 0.95
+    assert workload.exam_plan(learner, EXAM) is None
+    html = logged_in(learner).get(reverse("exam_plan")).content.decode()
+    assert "Set an exam date after today" in html  # the real clock is long past 2025
+
+
+def test_the_plan_page_shows_the_simulated_reviews_per_day(db, clock):
+    learner = make_user("alice", exam_date=EXAM, target_retention=0.85)
+    make_deck("Bank", cards=30)
+
+    html = logged_in(learner).get(reverse("exam_plan")).content.decode()
+
+    plan = workload.exam_plan(learner, date(2025, 1, 15))
+    assert f"About <strong>{plan.reviews_per_day:.0f}</strong> reviews a day" in html
+    assert f"<strong>{round(plan.retention * 100)}%</strong>" in html
