@@ -125,6 +125,8 @@ class JoinClassForm(forms.Form):
         classroom = Classroom.objects.filter(join_code=code).first()
         if classroom is None:
             raise forms.ValidationError("No class has that code. Check it with your instructor.")
+        if classroom.archived_at:
+            raise forms.ValidationError(f"{classroom.name} is archived: it takes no new learners. Ask your instructor.")
         return classroom
 
 

@@ -75,6 +75,8 @@ urlpatterns = [
         name="remove_learner",
     ),
     path("teach/classes/<int:classroom_id>/rename/", manage.rename_classroom, name="rename_classroom"),
+    path("teach/classes/<int:classroom_id>/archive/", manage.archive_classroom, name="archive_classroom"),
+    path("teach/classes/<int:classroom_id>/restore/", manage.restore_classroom, name="restore_classroom"),
     path("teach/classes/<int:classroom_id>/assign/", teach.new_assignment, name="new_assignment"),
     path("teach/classes/<int:classroom_id>/gradebook/", teach.gradebook, name="gradebook"),
     path("teach/classes/<int:classroom_id>/gradebook.csv", teach.gradebook_csv, name="gradebook_csv"),

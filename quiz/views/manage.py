@@ -1,5 +1,5 @@
 """Instructors managing what they made: edit, archive or delete assignments, delete question
-pools no assignment uses, rename classes, remove learners, and see an assignment as a
+pools no assignment uses, rename, archive and restore classes, remove learners, and see an assignment as a
 learner does and a pool's answer key.
 
 A question found broken after learners answered it is excluded from the assignment's
@@ -67,6 +67,32 @@ def rename_classroom(request, classroom_id):
         messages.success(request, f"Renamed to {classroom.name}.")
     else:
         messages.error(request, " ".join(form.errors["name"]))
+    return redirect(classroom)
+
+
+@require_http_methods(["GET", "POST"])
+@instructor_required
+def archive_classroom(request, classroom_id):
+    """End a course: the class leaves the lists and takes no new learners; nothing is deleted."""
+    classroom = own_classroom_or_404(request, classroom_id)
+    if request.method == "GET":
+        return _confirm(
+            request, title=f"Archive {classroom.name}?",
+            explanation="It leaves your list of classes and its learners' lists, with its assignments, and nobody "
+            "can join it. Its learners, attempts and gradebook are kept, and you can restore it from Teach.",
+            button="Archive", back=classroom.get_absolute_url(),
+        )
+    classroom.archive()
+    messages.success(request, f"{classroom.name} was archived; everything in it is kept.")
+    return redirect("teach_home")
+
+
+@require_POST
+@instructor_required
+def restore_classroom(request, classroom_id):
+    classroom = own_classroom_or_404(request, classroom_id)
+    classroom.restore()
+    messages.success(request, f"{classroom.name} is back in your list and its learners'.")
     return redirect(classroom)
 
 

@@ -37,9 +37,15 @@ from .access import (
 @require_safe
 @instructor_required
 def teach_home(request):
-    classrooms = Classroom.objects.owned_by(request.user).annotate(learner_count=Count("enrollments"))
+    # One query for both lists: archived classes are listed apart, to be restored.
+    classrooms = list(Classroom.objects.owned_by(request.user).annotate(learner_count=Count("enrollments")))
     question_pools = request.user.question_pools.annotate(question_count=Count("entries"))
-    context = {"classrooms": classrooms, "question_pools": question_pools, "form": ClassroomForm()}
+    context = {
+        "classrooms": [classroom for classroom in classrooms if not classroom.archived_at],
+        "archived_classrooms": [classroom for classroom in classrooms if classroom.archived_at],
+        "question_pools": question_pools,
+        "form": ClassroomForm(),
+    }
     return render(request, "instructor/home.html", context)
 
 
