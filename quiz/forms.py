@@ -243,6 +243,26 @@ class AssignmentForm(forms.ModelForm):
         return data
 
 
+class CopyAssignmentForm(AssignmentForm):
+    """A copy of an assignment: its pool and rules, new dates, into any of the owner's active classes."""
+
+    classroom = forms.ModelChoiceField(queryset=None, label="Class")
+    COPIED = ("pool", "title", "time_limit", "max_attempts", "grading", "shuffle", "feedback_timing")
+
+    class Meta(AssignmentForm.Meta):
+        fields = ("classroom", *AssignmentForm.Meta.fields)
+
+    def __init__(self, *args, owner, **kwargs):
+        super().__init__(*args, owner=owner, **kwargs)
+        self.fields["classroom"].queryset = Classroom.objects.owned_by(owner).active()
+
+    @classmethod
+    def initial_from(cls, assignment, now):
+        """The source's class, pool and rules, with dates as a new assignment's: open now, due in a week."""
+        initial = {name: getattr(assignment, name) for name in cls.COPIED}
+        return {**initial, "classroom": assignment.classroom_id, **cls.default_dates(now)}
+
+
 class OverrideForm(forms.Form):
     learner = forms.ModelChoiceField(queryset=None)
     opens_at = LocalDateTimeField(label="Opens", required=False)

@@ -89,6 +89,7 @@ urlpatterns = [
     path("teach/pools/<int:pool_id>/entries/<int:entry_id>/", teach.pool_entry, name="pool_entry"),
     path("teach/assignments/<int:assignment_id>/", teach.assignment, name="assignment"),
     path("teach/assignments/<int:assignment_id>/edit/", manage.edit_assignment, name="edit_assignment"),
+    path("teach/assignments/<int:assignment_id>/copy/", manage.copy_assignment, name="copy_assignment"),
     path("teach/assignments/<int:assignment_id>/delete/", manage.delete_assignment, name="delete_assignment"),
     path("teach/assignments/<int:assignment_id>/restore/", manage.restore_assignment, name="restore_assignment"),
     path("teach/assignments/<int:assignment_id>/preview/", manage.preview_assignment, name="preview_assignment"),

@@ -1,4 +1,4 @@
-"""Instructors managing what they made: edit, archive or delete assignments, delete question
+"""Instructors managing what they made: edit, copy, archive or delete assignments, delete question
 pools no assignment uses, rename, archive and restore classes, remove learners, and see an assignment as a
 learner does and a pool's answer key.
 
@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from quiz.forms import AssignmentForm, ClassroomForm
+from quiz.forms import AssignmentForm, ClassroomForm, CopyAssignmentForm
 from quiz.teaching import rules
 from quiz.teaching.standing import standing_of
 
@@ -110,6 +110,22 @@ def edit_assignment(request, assignment_id):
         return redirect("assignment", assignment_id=assignment.pk)
     context = {"assignment": assignment, "form": form}
     return render(request, "instructor/assignment_edit.html", context, status=400 if form.errors else 200)
+
+
+@require_http_methods(["GET", "POST"])
+@instructor_required
+def copy_assignment(request, assignment_id):
+    """A new assignment with the same pool and rules, to this class or another: the form opens
+    filled in, with dates as a new assignment's. Overrides and exclusions stay with the original."""
+    source = own_assignment_or_404(request, assignment_id)
+    initial = CopyAssignmentForm.initial_from(source, timezone.now())
+    form = CopyAssignmentForm(request.POST or None, owner=request.user, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        copy = form.save()
+        messages.success(request, f"Assigned a copy of “{source.title}” to {copy.classroom.name}.")
+        return redirect("assignment", assignment_id=copy.pk)
+    context = {"source": source, "form": form}
+    return render(request, "instructor/assignment_copy.html", context, status=400 if form.errors else 200)
 
 
 @require_http_methods(["GET", "POST"])
