@@ -104,3 +104,15 @@ def test_another_instructor_cannot_archive_or_restore(course, client):
     assert client.post(reverse("restore_classroom", args=[classroom.pk])).status_code == 404
     classroom.refresh_from_db()
     assert classroom.archived_at is None
+
+
+def test_nothing_new_is_assigned_to_an_archived_class(teacher_client, course):
+    classroom, assignment, _ = course
+    classroom.archive()
+    url = reverse("new_assignment", args=[classroom.pk])
+
+    response = teacher_client.post(url, {"pool": assignment.pool_id, "opens_at": "2026-05-01T09:00",
+                                         "due_at": "2026-05-08T09:00", "grading": "best", "feedback_timing": "immediate"})
+
+    assert response.status_code == 302 and classroom.assignments.count() == 1
+    assert "restore it before assigning" in teacher_client.get(classroom.get_absolute_url()).content.decode()

@@ -156,6 +156,9 @@ def pool_entry(request, pool_id, entry_id):
 @instructor_required
 def new_assignment(request, classroom_id):
     classroom = own_classroom_or_404(request, classroom_id)
+    if classroom.archived_at:  # its learners would never see it
+        messages.error(request, f"{classroom.name} is archived: restore it before assigning anything to it.")
+        return redirect(classroom)
     initial = AssignmentForm.default_dates(timezone.now())
     form = AssignmentForm(request.POST or None, owner=request.user, initial=initial)
     if request.method == "POST" and form.is_valid():
