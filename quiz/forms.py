@@ -125,6 +125,8 @@ class JoinClassForm(forms.Form):
         classroom = Classroom.objects.filter(join_code=code).first()
         if classroom is None:
             raise forms.ValidationError("No class has that code. Check it with your instructor.")
+        if classroom.archived_at:
+            raise forms.ValidationError(f"{classroom.name} is archived: it takes no new learners. Ask your instructor.")
         return classroom
 
 
@@ -239,6 +241,26 @@ class AssignmentForm(forms.ModelForm):
         if data.get("pool") and not data["pool"].entries.exists():
             self.add_error("pool", "This question pool has no questions yet: add some before assigning it.")
         return data
+
+
+class CopyAssignmentForm(AssignmentForm):
+    """A copy of an assignment: its pool and rules, new dates, into any of the owner's active classes."""
+
+    classroom = forms.ModelChoiceField(queryset=None, label="Class")
+    COPIED = ("pool", "title", "time_limit", "max_attempts", "grading", "shuffle", "feedback_timing")
+
+    class Meta(AssignmentForm.Meta):
+        fields = ("classroom", *AssignmentForm.Meta.fields)
+
+    def __init__(self, *args, owner, **kwargs):
+        super().__init__(*args, owner=owner, **kwargs)
+        self.fields["classroom"].queryset = Classroom.objects.owned_by(owner).active()
+
+    @classmethod
+    def initial_from(cls, assignment, now):
+        """The source's class, pool and rules, with dates as a new assignment's: open now, due in a week."""
+        initial = {name: getattr(assignment, name) for name in cls.COPIED}
+        return {**initial, "classroom": assignment.classroom_id, **cls.default_dates(now)}
 
 
 class OverrideForm(forms.Form):

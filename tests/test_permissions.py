@@ -92,6 +92,9 @@ URLS = {
     "new_join_code": ("instructor_of", "post", lambda w: [w["classroom"].pk], lambda w: {}),
     # GET asks for confirmation, POST removes.
     "remove_learner": ("instructor_of", "get", lambda w: [w["classroom"].pk, w["learner"].pk], None),
+    # GET asks for confirmation, POST archives; restore is POST only.
+    "archive_classroom": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
+    "restore_classroom": ("instructor_of", "post", lambda w: [w["classroom"].pk], lambda w: {}),
     "rename_classroom": ("instructor_of", "post", lambda w: [w["classroom"].pk], lambda w: {"name": "Renamed"}),
     "new_assignment": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
     "gradebook": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
@@ -105,6 +108,7 @@ URLS = {
     ),
     "assignment": ("instructor_of", "get", lambda w: [w["assignment"].pk], None),
     "edit_assignment": ("instructor_of", "get", lambda w: [w["assignment"].pk], None),
+    "copy_assignment": ("instructor_of", "get", lambda w: [w["assignment"].pk], None),
     # GET asks for confirmation, POST archives (the world's assignment has attempts).
     "delete_assignment": ("instructor_of", "get", lambda w: [w["assignment"].pk], None),
     "restore_assignment": ("instructor_of", "post", lambda w: [w["assignment"].pk], lambda w: {}),
@@ -131,7 +135,7 @@ PAGES_WITH_A_FORM = {
     "signup", "password_reset", "login", "attempt_question", "study_deck", "review_due", "drill", "study_settings", "join_class",
     "join_class_with_code", "new_pool", "pool", "new_assignment", "assignment", "import_content", "import_preview",
     "new_question", "edit_question", "delete_question", "delete_set", "new_card", "edit_card", "delete_card", "delete_deck",
-    "remove_learner", "edit_assignment", "delete_assignment", "delete_pool", "exclude_question",
+    "remove_learner", "archive_classroom", "edit_assignment", "copy_assignment", "delete_assignment", "delete_pool", "exclude_question",
 }
 
 

@@ -8,16 +8,18 @@ topic rules they share so an edit and a re-import treat rows the same way.
 import secrets
 
 from django.db import transaction
-from django.db.models import Max, ProtectedError
+from django.db.models import Max, Prefetch, ProtectedError
 
 from quiz.content.sync import set_topics, sync_choices
 from quiz.models import (
+    Assignment,
     AttemptSlot,
     Card,
     Choice,
     Deck,
     MemoryState,
     Question,
+    QuestionPool,
     QuestionSet,
     SourceDocument,
 )
@@ -173,6 +175,30 @@ def delete_container(container):
     except ProtectedError:
         return False  # used meanwhile
     return True
+
+
+def pools_holding(question_set):
+    """The question pools holding any of the set's questions, with their assignments (each
+    with its class): what keeps the set from being deleted besides learners' history."""
+    assignments = Assignment.objects.select_related("classroom").order_by("classroom__name", "title", "pk")
+    return (
+        QuestionPool.objects.filter(entries__question__question_set=question_set)
+        .distinct()
+        .order_by("title", "pk")
+        .prefetch_related(Prefetch("assignments", queryset=assignments))
+    )
+
+
+def has_learners_history(container):
+    """Whether learners answered the set's questions or studied the deck's cards."""
+    if isinstance(container, QuestionSet):
+        questions = {"question__question_set": container}
+        return (
+            container.attempts.exists()
+            or AttemptSlot.objects.filter(**questions).exists()
+            or MemoryState.objects.filter(**questions).exists()
+        )
+    return MemoryState.objects.filter(card__deck=container).exists()
 
 
 def _in_use(container):

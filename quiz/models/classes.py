@@ -24,6 +24,10 @@ def new_join_code():
 
 
 class ClassroomQuerySet(models.QuerySet):
+    def active(self):
+        """Not archived: what the instructor's list shows and learners can join."""
+        return self.filter(archived_at__isnull=True)
+
     def owned_by(self, user):
         return self.filter(owner=user)
 
@@ -36,6 +40,9 @@ class Classroom(models.Model):
     name = models.CharField(max_length=200)
     join_code = models.CharField(max_length=16, unique=True, default=new_join_code)
     created_at = models.DateTimeField(default=timezone.now)
+    # Set when the course is over: the class leaves the instructor's list and its learners',
+    # nobody can join it, and everything in it (learners, attempts, gradebook) is kept.
+    archived_at = models.DateTimeField(null=True, blank=True)
 
     objects = ClassroomQuerySet.as_manager()
 
@@ -48,6 +55,16 @@ class Classroom(models.Model):
 
     def get_absolute_url(self):
         return reverse("classroom", args=[self.pk])
+
+    def archive(self, *, now=None):
+        """Archive the class (idempotent: the first date stays). True if it was active."""
+        changed = Classroom.objects.filter(pk=self.pk, archived_at=None).update(archived_at=now or timezone.now())
+        self.refresh_from_db(fields=["archived_at"])
+        return bool(changed)
+
+    def restore(self):
+        self.archived_at = None
+        self.save(update_fields=["archived_at"])
 
     def join(self, learner):
         """Enroll a learner (idempotent). Returns True when they were not enrolled yet."""
@@ -187,7 +204,8 @@ class AssignmentQuerySet(models.QuerySet):
         return self.filter(archived_at__isnull=True)
 
     def for_learner(self, user):
-        return self.active().filter(classroom__enrollments__learner=user)
+        """Active assignments of the learner's active classes (an archived class's are history)."""
+        return self.active().filter(classroom__archived_at__isnull=True, classroom__enrollments__learner=user)
 
     def holding_back(self, *, learner, question, question_owner, now, learner_for_override=None):
         """The learner's assignments that hold a question back from practice: those showing

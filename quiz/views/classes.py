@@ -32,7 +32,11 @@ def join_class(request, code=""):
 def my_classes(request):
     catch_up_learner(request.user)
     seen = rules.learner_assignments(user=request.user)
-    classrooms = request.user.enrollments.select_related("classroom__owner").order_by("classroom__name", "classroom_id")
+    classrooms = (
+        request.user.enrollments.filter(classroom__archived_at__isnull=True)
+        .select_related("classroom__owner")
+        .order_by("classroom__name", "classroom_id")
+    )
     return render(request, "quiz/my_classes.html", {"assignments": seen, "enrollments": classrooms})
 
 

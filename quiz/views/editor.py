@@ -234,19 +234,41 @@ def delete_deck(request, deck_id):
 
 
 def _delete_container(request, container, nouns, used):
-    """Deleted when nothing refers to it; else refused, saying why and what to do instead
+    """Deleted when nothing refers to it; else refused, saying by what and what to do instead
     (retiring its items one by one keeps the history and stops offering them)."""
     if request.method == "GET":
         context = {"noun": "set" if nouns == "questions" else "deck", "text": container.title,
-                   "back": _container_url(container), "container": container}
+                   "back": _container_url(container), "container": container,
+                   "held_by": _pools_holding(request, container)}
         return render(request, "library/confirm_delete.html", context)
     if changes.delete_container(container):
         messages.success(request, f"Deleted “{container.title}”.")
         return navigate(request, reverse("library"))
-    messages.error(
-        request,
-        f"“{container.title}” was not deleted: learners have {used} its {nouns} (or a question pool holds "
-        f"them), and their history needs it. Delete its {nouns} instead: each is retired, kept for that "
-        "history and offered to nobody; or make it private.",
-    )
+    held_by = _pools_holding(request, container)
+    reasons = [f"learners have {used} its {nouns}"] if changes.has_learners_history(container) else []
+    if held_by:
+        reasons.append(f"its questions are in {'; '.join(held_by)}")
+    advice = (f"Delete its {nouns} instead: each is retired, kept for that history and offered to nobody; "
+              "or make it private.")
+    if held_by:
+        advice = "Take its questions out of those pools (an assignment keeps its pool) first. " + advice
+    because = " and ".join(reasons) or "something uses it"
+    messages.error(request, f"“{container.title}” was not deleted: {because}; nothing was deleted. {advice}")
     return navigate(request, _container_url(container))
+
+
+def _pools_holding(request, container):
+    """What holds a set's questions, in words: the user's own pools by name with their
+    assignments, and other instructors' pools only counted (their titles are theirs)."""
+    if not isinstance(container, QuestionSet):
+        return []
+    described, others = [], 0
+    for pool in changes.pools_holding(container):
+        if pool.owner_id != request.user.pk:
+            others += 1
+            continue
+        assigned = [f"assigned as “{a.title}” in {a.classroom.name}" for a in pool.assignments.all()]
+        described.append(f"the question pool “{pool.title}”" + (f" ({', '.join(assigned)})" if assigned else ""))
+    if others:
+        described.append(f"{others} question pool{'s' if others > 1 else ''} of other instructors")
+    return described

@@ -1,5 +1,5 @@
-"""Instructors managing what they made: edit, archive or delete assignments, delete question
-pools no assignment uses, rename classes, remove learners, and see an assignment as a
+"""Instructors managing what they made: edit, copy, archive or delete assignments, delete question
+pools no assignment uses, rename, archive and restore classes, remove learners, and see an assignment as a
 learner does and a pool's answer key.
 
 A question found broken after learners answered it is excluded from the assignment's
@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from quiz.forms import AssignmentForm, ClassroomForm
+from quiz.forms import AssignmentForm, ClassroomForm, CopyAssignmentForm
 from quiz.teaching import rules
 from quiz.teaching.standing import standing_of
 
@@ -72,6 +72,32 @@ def rename_classroom(request, classroom_id):
 
 @require_http_methods(["GET", "POST"])
 @instructor_required
+def archive_classroom(request, classroom_id):
+    """End a course: the class leaves the lists and takes no new learners; nothing is deleted."""
+    classroom = own_classroom_or_404(request, classroom_id)
+    if request.method == "GET":
+        return _confirm(
+            request, title=f"Archive {classroom.name}?",
+            explanation="It leaves your list of classes and its learners' lists, with its assignments, and nobody "
+            "can join it. Its learners, attempts and gradebook are kept, and you can restore it from Teach.",
+            button="Archive", back=classroom.get_absolute_url(),
+        )
+    classroom.archive()
+    messages.success(request, f"{classroom.name} was archived; everything in it is kept.")
+    return redirect("teach_home")
+
+
+@require_POST
+@instructor_required
+def restore_classroom(request, classroom_id):
+    classroom = own_classroom_or_404(request, classroom_id)
+    classroom.restore()
+    messages.success(request, f"{classroom.name} is back in your list and its learners'.")
+    return redirect(classroom)
+
+
+@require_http_methods(["GET", "POST"])
+@instructor_required
 def edit_assignment(request, assignment_id):
     """Change an assignment's pool, dates and rules; attempts already made keep what they were
     shown, and lateness follows the new due date at once."""
@@ -84,6 +110,22 @@ def edit_assignment(request, assignment_id):
         return redirect("assignment", assignment_id=assignment.pk)
     context = {"assignment": assignment, "form": form}
     return render(request, "instructor/assignment_edit.html", context, status=400 if form.errors else 200)
+
+
+@require_http_methods(["GET", "POST"])
+@instructor_required
+def copy_assignment(request, assignment_id):
+    """A new assignment with the same pool and rules, to this class or another: the form opens
+    filled in, with dates as a new assignment's. Overrides and exclusions stay with the original."""
+    source = own_assignment_or_404(request, assignment_id)
+    initial = CopyAssignmentForm.initial_from(source, timezone.now())
+    form = CopyAssignmentForm(request.POST or None, owner=request.user, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        copy = form.save()
+        messages.success(request, f"Assigned a copy of “{source.title}” to {copy.classroom.name}.")
+        return redirect("assignment", assignment_id=copy.pk)
+    context = {"source": source, "form": form}
+    return render(request, "instructor/assignment_copy.html", context, status=400 if form.errors else 200)
 
 
 @require_http_methods(["GET", "POST"])

@@ -38,9 +38,15 @@ from .access import (
 @require_safe
 @instructor_required
 def teach_home(request):
-    classrooms = Classroom.objects.owned_by(request.user).annotate(learner_count=Count("enrollments"))
+    # One query for both lists: archived classes are listed apart, to be restored.
+    classrooms = list(Classroom.objects.owned_by(request.user).annotate(learner_count=Count("enrollments")))
     question_pools = request.user.question_pools.annotate(question_count=Count("entries"))
-    context = {"classrooms": classrooms, "question_pools": question_pools, "form": ClassroomForm()}
+    context = {
+        "classrooms": [classroom for classroom in classrooms if not classroom.archived_at],
+        "archived_classrooms": [classroom for classroom in classrooms if classroom.archived_at],
+        "question_pools": question_pools,
+        "form": ClassroomForm(),
+    }
     return render(request, "instructor/home.html", context)
 
 
@@ -153,6 +159,9 @@ def pool_entry(request, pool_id, entry_id):
 @instructor_required
 def new_assignment(request, classroom_id):
     classroom = own_classroom_or_404(request, classroom_id)
+    if classroom.archived_at:  # its learners would never see it
+        messages.error(request, f"{classroom.name} is archived: restore it before assigning anything to it.")
+        return redirect(classroom)
     initial = AssignmentForm.default_dates(timezone.now())
     form = AssignmentForm(request.POST or None, owner=request.user, initial=initial)
     if request.method == "POST" and form.is_valid():
