@@ -241,3 +241,17 @@ def test_a_practice_quiz_cannot_start_on_a_private_or_held_set_nor_answer_a_held
     assert answer.status_code == 403
     slot.refresh_from_db()
     assert slot.answered_at is None  # nothing recorded, no feedback shown
+
+
+def test_an_archived_class_shares_nothing_and_holds_nothing_back(people, held_assignment):
+    classroom = people["teacher"].classrooms.get()
+    now = timezone.now()
+    assert Question.objects.held_back_from(people["student"], now).exists()
+    assert QuestionSet.objects.visible_to(people["student"]).filter(pk=held_assignment["own"].pk).exists()
+
+    classroom.archive()
+
+    assert not Question.objects.held_back_from(people["student"], now).exists()
+    assert not QuestionSet.objects.visible_to(people["student"]).filter(pk=held_assignment["own"].pk).exists()
+    classroom.restore()
+    assert Question.objects.held_back_from(people["student"], now).exists()

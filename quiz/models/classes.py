@@ -216,7 +216,9 @@ class AssignmentQuerySet(models.QuerySet):
         extended = AssignmentOverride.objects.filter(
             assignment=OuterRef("pk"), learner=learner_for_override or learner, due_at__gt=now
         )
-        return self.filter(
+        # Only assignments the learner can see: an archived one, or one of an archived class, holds nothing.
+        return self.active().filter(
+            classroom__archived_at__isnull=True,
             classroom__enrollments__learner=learner,
             feedback_timing=Assignment.FeedbackTiming.AFTER_DUE,
             pool__entries__question=question,

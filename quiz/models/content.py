@@ -105,7 +105,10 @@ class OwnedContentQuerySet(models.QuerySet):
             return self.filter(library)
         from .classes import Enrollment
 
-        taught_by_owner = Enrollment.objects.filter(learner=user, classroom__owner=OuterRef("owner"))
+        # A class archived by its instructor no longer shares their content with its learners.
+        taught_by_owner = Enrollment.objects.filter(
+            learner=user, classroom__owner=OuterRef("owner"), classroom__archived_at__isnull=True
+        )
         return self.filter(
             library
             | Q(owner=user)
