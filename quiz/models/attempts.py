@@ -9,6 +9,8 @@ from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
+from quiz.lib.numbers import percent
+
 from .content import Choice, QuestionSet, User, count_of
 from .slots import AttemptSlot
 
@@ -231,9 +233,14 @@ class Attempt(models.Model):
 
     @property
     def score_percent(self):
-        if not self.counted_questions:
-            return 0
-        return round(100 * self.counted_right / self.counted_questions)
+        """The score as a whole percentage, rounded half up; None when no question counts (an
+        instructor excluded all the attempt drew): such an attempt has no score, not 0%."""
+        return percent(self.counted_right, self.counted_questions)
+
+    @property
+    def score_text(self):
+        score = self.score_percent
+        return "no question counts" if score is None else f"{score}%"
 
     @property
     def duration(self):

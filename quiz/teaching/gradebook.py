@@ -9,6 +9,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from statistics import median
 
+from quiz.lib.numbers import percent
 from quiz.models import AssignmentOverride, Attempt
 
 from .standing import standing_of
@@ -52,7 +53,7 @@ def build_gradebook(*, classroom, now, sort="name"):
     # class's attempts, not the whole table's (100k rows guessed at 1M answers, three times slower).
     rows = Attempt.objects.filter(assignment__in=[a.pk for a in assignments], user__in=[u.pk for u in learners])
     rows = rows.with_exclusions()  # a question excluded after the fact counts for no one
-    for attempt in rows.order_by("started_at").only(
+    for attempt in rows.order_by("started_at", "pk").only(
         "pk", "user_id", "assignment_id", "correct_count", "question_count", "finished_at"
     ):
         attempts[attempt.user_id, attempt.assignment_id].append(attempt)
@@ -80,7 +81,7 @@ def _column(assignment, cells):
         assignment=assignment,
         average=round(sum(scores) / len(scores), 1) if scores else None,
         median=median(scores) if scores else None,
-        completion=round(100 * done / len(cells)) if cells else 0,
+        completion=percent(done, len(cells)) or 0,
     )
 
 

@@ -70,7 +70,7 @@ def analysed_attempts(assignment):
     attempts = Attempt.objects.filter(
         assignment=assignment, finished_at__isnull=False, user__enrollments__classroom=assignment.classroom
     )
-    attempts = attempts.with_exclusions().order_by("started_at")
+    attempts = attempts.with_exclusions().order_by("started_at", "pk")
     for attempt in attempts.only("pk", "user_id", "assignment_id", "correct_count", "question_count"):
         first.setdefault(attempt.user_id, attempt)
     return list(first.values())
@@ -106,7 +106,8 @@ def analyse_items(*, assignment):
     times = defaultdict(list)
     for question_id, seconds in slots.exclude(seconds_spent=None).values_list("question", "seconds_spent"):
         times[question_id].append(seconds)
-    correlations = _discrimination(attempts)
+    # An attempt none of whose questions count has no total to rank it by.
+    correlations = _discrimination([attempt for attempt in attempts if attempt.counted_questions])
     return [
         _item(q, facility.get(q.pk), choices[q.pk], picks, times[q.pk], correlations.get(q.pk, {}), len(attempts))
         for q in questions

@@ -94,6 +94,16 @@ class KeepOrder:
         return list(items)[:k]
 
 
+def draw_for_attempt(assignment, rng):
+    """(questions, the rng that orders each question's choices) for one attempt, saving nothing:
+    excluded questions left out, the pool's draw, and the order shuffled only when the
+    assignment says so. Starting an attempt and the instructor's preview both draw through here."""
+    questions = assignment.pool.questions_for_attempt(rng, leaving_out=assignment.exclusions.values("question"))
+    if not assignment.shuffle:
+        return questions, KeepOrder()
+    return rng.sample(questions, k=len(questions)), rng
+
+
 def start_attempt(*, user, seen, now=None, rng=None):
     """Resume the learner's open attempt on the assignment, or start one within its rules."""
     now = now or timezone.now()
@@ -108,12 +118,9 @@ def start_attempt(*, user, seen, now=None, rng=None):
         # After the due date its answers are shown; a new attempt would be answered from them.
         raise RuleViolation("This assignment closed on its due date, and its answers are now shown.")
     rng = rng or random
-    questions = assignment.pool.questions_for_attempt(rng, leaving_out=assignment.exclusions.values("question"))
+    questions, order_rng = draw_for_attempt(assignment, rng)
     if not questions:
         raise RuleViolation("This assignment has no questions yet.")
-    order_rng = rng if assignment.shuffle else KeepOrder()
-    if assignment.shuffle:
-        questions = rng.sample(questions, k=len(questions))
     timing = Assignment.FeedbackTiming
     try:
         return _create(user, assignment, rules, questions, order_rng, timing, now)

@@ -15,6 +15,7 @@ and their rules in force (override included):
 
 from dataclasses import dataclass
 
+from quiz.lib.numbers import percent, percent_of
 from quiz.models import Assignment
 
 Grading = Assignment.Grading
@@ -46,10 +47,18 @@ def standing_of(*, attempts, rules, grading, now):
     """The learner's standing from their attempts at the assignment, in start order."""
     finished = [a for a in attempts if a.finished_at is not None]
     open_attempt_id = next((a.pk for a in attempts if a.finished_at is None), None)
-    picked = counted(finished, grading, score=lambda a: a.score_percent)
-    late = any(is_late(a, rules) for a in picked)
-    score = round(sum(a.score_percent for a in picked) / len(picked)) if picked else None
+    # An attempt none of whose questions count (all excluded after the fact) has no score: it
+    # is neither a 0 to count nor one to average in; its timing still tells "late".
+    scored = [a for a in finished if a.counted_questions]
+    picked = counted(scored, grading, score=share)
+    late = any(is_late(a, rules) for a in (picked or finished))
+    # The exact shares are averaged and rounded once (half up), as a recount from the rows would.
+    score = percent_of(sum(share(a) for a in picked) / len(picked)) if picked else None
     return Standing(_status(rules, finished, open_attempt_id, late, now), score, len(finished), open_attempt_id, late)
+
+
+def share(attempt):
+    return attempt.counted_right / attempt.counted_questions
 
 
 def _status(rules, finished, open_attempt_id, late, now):
@@ -77,4 +86,4 @@ def counted(items, grading, score=lambda item: item):
 def counted_score(scores, grading):
     """The score (0-100) that counts, from finished attempts' scores in start order, by the rule."""
     picked = counted(scores, grading)
-    return round(sum(picked) / len(picked)) if picked else None
+    return percent(sum(picked), 100 * len(picked)) if picked else None

@@ -3,6 +3,7 @@
 from django import template
 
 from quiz.lib.durations import clock_duration, spoken_wait
+from quiz.lib.numbers import percent_of
 
 register = template.Library()
 
@@ -12,7 +13,8 @@ register.filter("as_wait", spoken_wait)
 
 @register.filter
 def percent(value):
-    return "" if value is None else f"{round(value * 100)}%"
+    """A share (0 to 1) as a percentage rounded half up (5/8 is 63%), as everywhere in the app."""
+    return "" if value is None else f"{percent_of(value)}%"
 
 
 @register.simple_tag(takes_context=True)

@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from quiz.forms import AssignmentForm, ClassroomForm, CopyAssignmentForm
+from quiz.models import AttemptSlot
 from quiz.teaching import rules
 from quiz.teaching.standing import standing_of
 
@@ -218,11 +219,11 @@ def preview_assignment(request, assignment_id):
     learner_rules = assignment.rules_for()
     standing = standing_of(attempts=[], rules=learner_rules, grading=assignment.grading, now=now)
     seen = rules.LearnerAssignment(assignment, learner_rules, [], standing)
-    questions = assignment.pool.questions_for_attempt(random)
-    if assignment.shuffle:
-        questions = random.sample(questions, k=len(questions))
+    questions, order_rng = rules.draw_for_attempt(assignment, random)
     prefetch_related_objects(questions, "choices")
-    context = {"seen": seen, "attempts": [], "preview_questions": questions, "now": now, "preview": True}
+    # The choices as the learner would get them (shuffled or not), never saved.
+    shown = [AttemptSlot.shown_to_learner(None, n, question, order_rng) for n, question in enumerate(questions, 1)]
+    context = {"seen": seen, "attempts": [], "preview_questions": shown, "now": now, "preview": True}
     return render(request, "quiz/learner_assignment.html", context)
 
 

@@ -19,6 +19,7 @@ from quiz.content.export import DECK_FORMATS
 from quiz.forms import DrillAnswerForm, RatingForm, ReviewAnswerForm, id_from_form
 from quiz.lib.durations import short_interval
 from quiz.lib.http import render_page, safe_next
+from quiz.lib.numbers import percent_of
 from quiz.models import Attempt, Card, Choice, Deck, MemoryState, Question, ReviewLog
 from quiz.study import scheduling
 from quiz.study.answers import question_shown, rating_for
@@ -146,7 +147,7 @@ def _card_context(entry, now, user):
         {"value": int(rating), "label": ReviewLog.Rating(int(rating)).label, "interval": short_interval(delta)}
         for rating, delta in intervals.items()
     ]
-    return {"recall": None if recall is None else round(recall * 100), "buttons": buttons}
+    return {"recall": percent_of(recall), "buttons": buttons}
 
 
 @require_http_methods(["GET", "POST"])

@@ -237,7 +237,7 @@ def responses_csv(request, classroom_id):
 def learner_attempts(request, assignment_id, learner_id):
     assignment = own_assignment_or_404(request, assignment_id)
     learner = learner_in_class_or_404(assignment.classroom, learner_id)
-    attempts = Attempt.objects.filter(assignment=assignment, user=learner).order_by("started_at").with_exclusions()
+    attempts = Attempt.objects.filter(assignment=assignment, user=learner).order_by("started_at", "pk").with_exclusions()
     close_expired_attempts(attempts)
     context = {"assignment": assignment, "learner": learner, "attempts": attempts}
     return render(request, "instructor/learner_attempts.html", context)
