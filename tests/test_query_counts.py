@@ -94,8 +94,8 @@ def test_answering(learner_client, learner, questions, studied, django_assert_nu
         rate_item(learner, slot.question, ReviewLog.Rating.GOOD)
     # The answer's three, then the memory state written (an INSERT when new, a guarded UPDATE
     # otherwise; read by the slot's query) and its log row. Seven with the session and the
-    # user, and a savepoint pair that is BEGIN/COMMIT outside the test's own transaction
-    # (PostgreSQL logs COMMIT only: eight).
+    # user, and a savepoint pair that is BEGIN and COMMIT outside the test's own transaction:
+    # nine in production on both databases (Django logs PostgreSQL's BEGIN too since 4.2).
     with django_assert_num_queries(AUTH + ANSWER + 2 + 2):
         response = learner_client.post(question_url(attempt, 1), {"choice": correct_number(slot)})
     assert response.status_code == 302
