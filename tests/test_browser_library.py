@@ -10,9 +10,9 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from quiz.models import Assignment, Deck, QuestionSet, ReviewLog, Visibility
+from quiz.models import Assignment, Deck, QuestionSet, ReviewLog, User, Visibility
 from tests.class_factories import make_classroom, make_instructor
-from tests.factories import make_user
+from tests.factories import make_question_set, make_user
 from tests.test_browser_instructor import local, logged_in_page
 
 pytestmark = pytest.mark.browser
@@ -89,3 +89,14 @@ def test_an_instructor_imports_gift_and_assigns_it_and_a_learner_imports_a_deck(
     assert ReviewLog.objects.filter(user__username="outsider", memory__card__deck=deck).count() == 1
     outsider.context.close()
     teacher.context.close()
+
+
+def test_the_import_page_and_the_question_editor_fit_a_320_px_screen(page):
+    from tests.test_browser_study import log_in
+
+    log_in(page, "narrow")  # makes the user
+    question_set = make_question_set("Mine", questions=1, owner=User.objects.get(username="narrow"))
+    page.set_viewport_size({"width": 320, "height": 700})
+    for url in ("/library/import/", f"/library/questions/{question_set.questions.get().pk}/"):
+        page.goto(url)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 320, url
