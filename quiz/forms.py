@@ -350,3 +350,11 @@ class ExamForm(forms.ModelForm):
     class Meta:
         model = User
         fields = ("exam_date", "target_retention")
+
+
+class MockExamForm(forms.Form):
+    """A mock exam's rules: how many questions, how long, the pass mark (defaults in settings)."""
+
+    questions = forms.IntegerField(min_value=1, max_value=200, label="Questions")
+    minutes = forms.IntegerField(min_value=1, max_value=600, label="Time limit (minutes)")
+    pass_percent = forms.IntegerField(min_value=1, max_value=100, label="Pass mark (%)")

@@ -3,13 +3,28 @@
 from django.conf import settings
 from django.urls import path
 
-from quiz.views import accounts, classes, dashboard, downloads, editor, health, history, library, manage, quizzes, study, teach
+from quiz.views import (
+    accounts,
+    classes,
+    dashboard,
+    downloads,
+    editor,
+    health,
+    history,
+    library,
+    manage,
+    mock_exam,
+    quizzes,
+    study,
+    teach,
+)
 
 urlpatterns = [
     path("", dashboard.home, name="home"),
     path("healthz", health.health, name="health"),
     path("dashboard/exam/", dashboard.exam_settings, name="exam_settings"),
     path("dashboard/exam/plan/", accounts.exam_plan, name="exam_plan"),
+    path("dashboard/exam/mock/", mock_exam.mock_exam_page, name="mock_exam"),
     path("topics/<int:topic_id>/quiz/", dashboard.topic_quiz, name="topic_quiz"),
     path("accounts/login/", accounts.log_in, name="login"),
     path("accounts/signup/", accounts.signup, name="signup"),

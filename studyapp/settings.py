@@ -264,3 +264,9 @@ LOGGING = {
         "quiz.security": {"handlers": ["stderr"], "level": "INFO", "propagate": True},
     },
 }
+
+# The mock exam's defaults (a learner may change them for each exam, within the form's bounds):
+# how many questions, how many minutes, and the share right that passes.
+MOCK_EXAM_QUESTIONS = env_int("MOCK_EXAM_QUESTIONS", 40)
+MOCK_EXAM_MINUTES = env_int("MOCK_EXAM_MINUTES", 60)
+MOCK_EXAM_PASS_PERCENT = env_int("MOCK_EXAM_PASS_PERCENT", 70)

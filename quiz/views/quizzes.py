@@ -12,7 +12,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from quiz.forms import AnswerForm, StartAttemptForm
 from quiz.lib.http import navigate, render_page
-from quiz.models import Attempt, Question, QuestionSet, ReviewLog
+from quiz.models import Attempt, MockExam, Question, QuestionSet, ReviewLog
 from quiz.study.answers import submit_answer
 from quiz.study.catch_up import finish_and_release
 
@@ -119,7 +119,19 @@ def attempt_results(request, attempt_id):
     if visible:
         slots = slots.annotate(later_right=Exists(_later_right_answers(request.user)))
     context = {"attempt": attempt, "slots": slots, "visible": visible}
+    if visible and attempt.purpose == MockExam.PURPOSE:
+        context.update(_mock_exam_comparison(attempt, slots))
     return render(request, "quiz/attempt_results.html", context)
+
+
+def _mock_exam_comparison(attempt, slots):
+    """A mock exam's results add its prediction beside the score (one query more, for it alone)."""
+    mock = MockExam.objects.filter(attempt=attempt).first()
+    if mock is None:
+        return {}
+    mock.attempt = attempt
+    slots = list(slots)
+    return {"slots": slots, "mock_exam": mock, "mock_comparison": mock.compare(slots)}
 
 
 def _later_right_answers(user):
