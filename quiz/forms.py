@@ -358,3 +358,27 @@ class MockExamForm(forms.Form):
     questions = forms.IntegerField(min_value=1, max_value=200, label="Questions")
     minutes = forms.IntegerField(min_value=1, max_value=600, label="Time limit (minutes)")
     pass_percent = forms.IntegerField(min_value=1, max_value=100, label="Pass mark (%)")
+
+
+class ExamBlueprintForm(MockExamForm):
+    """A class's mock exam: the rules, and a weight (0-100) per topic of the instructor's bank.
+    Leaving every weight at 0 draws in proportion to the bank, as a learner's own exam does."""
+
+    def __init__(self, *args, topics, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.topics = list(topics)
+        for topic in self.topics:
+            self.fields[self.weight_field(topic)] = forms.IntegerField(
+                min_value=0, max_value=100, required=False, label=f"Weight of “{topic.name}”"
+            )
+
+    @staticmethod
+    def weight_field(topic):
+        return f"topic_{topic.pk}"
+
+    def weight_fields(self):
+        return [self[self.weight_field(topic)] for topic in self.topics]
+
+    def topic_weights(self):
+        weights = {str(t.pk): self.cleaned_data.get(self.weight_field(t)) or 0 for t in self.topics}
+        return {topic: weight for topic, weight in weights.items() if weight}

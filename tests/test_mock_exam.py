@@ -12,9 +12,10 @@ from django.urls import reverse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quiz.models import Attempt, MemoryState, MockExam, Visibility
+from quiz.models import Attempt, ExamBlueprint, MemoryState, MockExam, Visibility
 from quiz.study import scheduling
 from quiz.study.mock_exam import Choices, draw, spread, start_mock_exam
+from tests.class_factories import make_classroom, make_instructor
 from tests.factories import make_question_set, make_topic, make_user
 from tests.helpers import answer_all, logged_in, rate_item
 
@@ -210,3 +211,47 @@ def test_the_mock_exam_page_runs_a_fixed_number_of_queries(db, clock, django_ass
     # session, user, the open exam, a page of past exams with their records
     with django_assert_max_num_queries(5):
         assert client.get(reverse("mock_exam")).status_code == 200
+
+
+# --- An instructor's mock exam for a class -----------------------------------------------------------
+
+def test_an_instructor_weights_the_topics_and_a_learner_of_the_class_takes_that_exam(db, clock):
+    instructor = make_instructor("teacher")
+    learner, outsider = make_user("alice"), make_user("mallory")
+    classroom = make_classroom(instructor, learners=[learner])
+    tagged_bank({"Routing": 30, "Security": 10, "Cabling": 10})
+    routing, security = make_topic("Routing"), make_topic("Security")
+
+    saved = logged_in(instructor).post(reverse("class_mock_exam", args=[classroom.pk]), {
+        "questions": 10, "minutes": 20, "pass_percent": 60,
+        f"topic_{routing.pk}": 1, f"topic_{security.pk}": 4,  # Cabling left at 0: not drawn
+    })
+    assert saved.status_code == 302
+    assert ExamBlueprint.objects.get(classroom=classroom).weights == {routing.pk: 1, security.pk: 4}
+
+    page = logged_in(learner).get(reverse("mock_exam")).content.decode()
+    assert 'data-testid="class-mock-exam"' in page and "10 questions in 20 minutes, pass mark 60%" in page
+    logged_in(learner).post(reverse("mock_exam"), {"classroom": classroom.pk})
+    attempt = Attempt.objects.get(user=learner, purpose=MockExam.PURPOSE)
+    topics = Counter(slot.question.topics.get().name for slot in attempt.slots.select_related("question"))
+    assert topics == {"Routing": 2, "Security": 8}
+    assert attempt.deadline == NOW + timedelta(minutes=20)
+    assert attempt.mock_exam.pass_percent == 60 and attempt.mock_exam.classroom == classroom
+
+    # Someone outside the class can neither see nor start it.
+    assert "class-mock-exam" not in logged_in(outsider).get(reverse("mock_exam")).content.decode()
+    refused = logged_in(outsider).post(reverse("mock_exam"), {"classroom": classroom.pk}, follow=True)
+    assert "That class has no mock exam" in refused.content.decode()
+    assert not Attempt.objects.filter(user=outsider).exists()
+
+
+def test_a_bad_blueprint_is_refused_with_a_message_and_saves_nothing(db):
+    instructor = make_instructor("teacher")
+    classroom = make_classroom(instructor)
+    topic = make_topic("Routing")
+    tagged_bank({"Routing": 3})
+    response = logged_in(instructor).post(reverse("class_mock_exam", args=[classroom.pk]), {
+        "questions": 10, "minutes": 20, "pass_percent": 60, f"topic_{topic.pk}": -1,
+    })
+    assert response.status_code == 400 and 'class="error"' in response.content.decode()
+    assert not ExamBlueprint.objects.exists()

@@ -79,6 +79,7 @@ URLS = {
     "study_settings": ("signed_in", "get", lambda w: [], None),
     "workload_estimate": ("signed_in", "get", lambda w: [], None),
     "exam_plan": ("signed_in", "get", lambda w: [], None),
+    "mock_exam": ("signed_in", "get", lambda w: [], None),
     "optimise_schedule": ("signed_in", "post", lambda w: [], lambda w: {}),
     "my_classes": ("signed_in", "get", lambda w: [], None),
     "join_class": ("signed_in", "get", lambda w: [], None),
@@ -98,6 +99,7 @@ URLS = {
     "rename_classroom": ("instructor_of", "post", lambda w: [w["classroom"].pk], lambda w: {"name": "Renamed"}),
     "new_assignment": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
     "gradebook": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
+    "class_mock_exam": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
     "gradebook_csv": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
     "responses_csv": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
     "pool": ("instructor_of", "get", lambda w: [w["pool"].pk], None),
@@ -136,6 +138,7 @@ PAGES_WITH_A_FORM = {
     "join_class_with_code", "new_pool", "pool", "new_assignment", "assignment", "import_content", "import_preview",
     "new_question", "edit_question", "delete_question", "delete_set", "new_card", "edit_card", "delete_card", "delete_deck",
     "remove_learner", "archive_classroom", "edit_assignment", "copy_assignment", "delete_assignment", "delete_pool", "exclude_question",
+    "mock_exam", "class_mock_exam",
 }
 
 

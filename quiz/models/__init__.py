@@ -26,13 +26,13 @@ from .content import (
 )
 from .imports import PendingFile, PendingImport
 from .memory import MemoryState, ReviewLog, ScheduleFit, StudyDay
-from .mock_exams import MockExam
+from .mock_exams import ExamBlueprint, MockExam
 from .slots import AttemptSlot, shuffled
 
 __all__ = [
     "MAX_SECONDS_PER_QUESTION", "Attempt", "AttemptSlot", "AttemptQuerySet", "shuffled",
     "Card", "Choice", "Deck", "Question", "QuestionSet", "SourceDocument", "Topic", "User", "Visibility", "count_of",
-    "MemoryState", "MockExam", "ReviewLog", "ScheduleFit", "StudyDay", "PendingImport", "PendingFile",
+    "ExamBlueprint", "MemoryState", "MockExam", "ReviewLog", "ScheduleFit", "StudyDay", "PendingImport", "PendingFile",
     "Assignment", "AssignmentOverride", "Classroom", "Enrollment", "ExcludedQuestion", "QuestionPool", "PoolQuestion", "Rules",
     "new_join_code",
 ]

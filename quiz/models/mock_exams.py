@@ -67,3 +67,30 @@ def _row(label, questions, predicted_sum, right):
         "predicted": None if predicted_sum is None or not questions else percent(predicted_sum, questions),
         "actual": percent(right, questions) if questions else None,
     }
+
+
+class ExamBlueprint(models.Model):
+    """An instructor's mock exam for a class: its rules, and how much each topic weighs in the
+    draw (the real exam's blueprint), instead of the bank's proportions."""
+
+    classroom = models.OneToOneField("quiz.Classroom", primary_key=True, on_delete=models.CASCADE, related_name="exam_blueprint")
+    questions = models.PositiveSmallIntegerField(validators=[MinValueValidator(1), MaxValueValidator(200)])
+    minutes = models.PositiveSmallIntegerField(validators=[MinValueValidator(1)])
+    pass_percent = models.PositiveSmallIntegerField(validators=[MinValueValidator(1), MaxValueValidator(100)])
+    # {topic id: weight}; a topic left out (or weighted 0) is not drawn from.
+    topic_weights = models.JSONField(default=dict)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(pass_percent__gte=1, pass_percent__lte=100), name="blueprint_pass_mark_range"),
+            models.CheckConstraint(condition=Q(minutes__gte=1, questions__gte=1), name="blueprint_positive"),
+        ]
+
+    def __str__(self):
+        return f"Mock exam of {self.classroom}"
+
+    @property
+    def weights(self):
+        """The weights as the draw reads them: {topic id: weight}."""
+        return {int(topic): weight for topic, weight in self.topic_weights.items()}

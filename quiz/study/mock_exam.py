@@ -112,7 +112,7 @@ def open_mock_exam(user):
     return Attempt.objects.for_user(user).unfinished().filter(purpose=PURPOSE).first()
 
 
-def start_mock_exam(*, user, choices, now, weights=None, classroom=None, rng=random):
+def start_mock_exam(*, user, choices, now, weights=None, classroom_id=None, rng=random):
     """The learner's open mock exam, unchanged (a reload or a second tab resumes the same
     draw), or a new one: (attempt, created). Returns (None, False) when the learner may
     practise no question at all."""
@@ -143,7 +143,7 @@ def start_mock_exam(*, user, choices, now, weights=None, classroom=None, rng=ran
                 pass_percent=choices.pass_percent,
                 predictions=predictions_for(user, chosen, now),
                 topic_counts=_topic_counts(chosen, topics),
-                classroom=classroom,
+                classroom_id=classroom_id,
             )
     except IntegrityError:  # another tab started one at the same moment: that one it is
         return open_mock_exam(user), False
