@@ -130,3 +130,28 @@ def test_the_nightly_command_dry_run_writes_nothing(simulated_learner):
 
     assert not ScheduleFit.objects.exists() and User.objects.get(pk=simulated_learner.pk).fsrs_parameters is None
     assert "Would fit 1 learner(s)" in out.getvalue()
+
+
+def test_adopting_parameters_replays_every_memory_with_them_as_py_fsrs_would(simulated_learner):
+    from fsrs import Card, Rating
+
+    from quiz.models import MemoryState, ReviewLog
+
+    predicted_before = dict(ReviewLog.objects.filter(user=simulated_learner).values_list("pk", "retrievability"))
+    fit = personal.optimise(simulated_learner, now=NOW)
+    assert fit.outcome == ScheduleFit.Outcome.ADOPTED
+    simulated_learner.refresh_from_db()
+    scheduler = scheduling.scheduler_for(simulated_learner)
+
+    for memory in MemoryState.objects.filter(user=simulated_learner).order_by("pk")[:25]:
+        card = Card(card_id=1)
+        for log in memory.reviews.order_by("reviewed_at", "pk"):
+            card, _ = scheduler.review_card(card, Rating(log.rating), review_datetime=log.reviewed_at)
+        assert memory.stability == pytest.approx(card.stability)
+        assert memory.difficulty == pytest.approx(card.difficulty)
+        assert memory.due == card.due
+        assert memory.last_review == card.last_review
+        last = memory.reviews.order_by("-reviewed_at", "-pk").first()
+        assert last.due_after == card.due
+    # What the model predicted at the time stays as it was, for the calibration chart.
+    assert dict(ReviewLog.objects.filter(user=simulated_learner).values_list("pk", "retrievability")) == predicted_before

@@ -17,8 +17,10 @@ from django.db.models import Count, F, OuterRef, Q, Subquery
 from django.utils import timezone
 from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
 
-from quiz.models import ReviewLog, ScheduleFit, User
+from quiz.models import MemoryState, ReviewLog, ScheduleFit, User
 
+from . import scheduling
+from .bulk import REPLAYED_FIELDS, replay
 from .scheduling import SCHEDULER
 
 # Reviews a learner needs before a fit is tried (FSRS's authors suggest a few hundred at least).
@@ -60,7 +62,33 @@ def optimise(user, *, now=None):
         if better:
             User.objects.filter(pk=user.pk).update(fsrs_parameters=fit.parameters)
             user.fsrs_parameters = fit.parameters
+            replay_memories(user, scheduling.scheduler_for(user))
     return fit
+
+
+def replay_memories(user, scheduler):
+    """Rebuild every memory state of `user` from its log with `scheduler` (their new parameters),
+    as if they had studied under it from the start, so each item's stability, difficulty and due
+    date follow the parameters now in use (Anki reschedules on new parameters the same way).
+
+    Each log row's record of the state it found and the due date it set is rewritten too, so an
+    undo restores a state of the new model. Its `retrievability`, what the model predicted at the
+    time, is kept: the calibration chart judges the predictions that were actually made.
+
+    Inside the caller's transaction: the learner's memory rows are locked first (in pk order,
+    as every bulk rating locks them), so no rating lands between the read and the write."""
+    memories = {m.pk: m for m in MemoryState.objects.select_for_update().filter(user=user).order_by("pk")}
+    logs = ReviewLog.objects.filter(user=user).order_by("memory_id", "reviewed_at", "pk")
+    histories = {}
+    for log in logs.iterator(chunk_size=10_000):
+        histories.setdefault(log.memory_id, []).append(log)
+    for memory_id, history in histories.items():
+        replay(memories[memory_id], history, scheduler)
+    replayed = [memories[memory_id] for memory_id in histories]
+    MemoryState.objects.bulk_update(replayed, scheduling.SNAPSHOT_FIELDS, batch_size=2_000)
+    rewritten = [log for history in histories.values() for log in history]
+    ReviewLog.objects.bulk_update(rewritten, [f for f in REPLAYED_FIELDS if f != "retrievability"], batch_size=2_000)
+    return len(replayed)
 
 
 def within_py_fsrs_bounds(parameters):
