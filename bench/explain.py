@@ -81,6 +81,9 @@ def visits():
         ("my attempts, one set", demo, "get", f"/attempts/?question_set={question_set}", None),
         ("attempt review (results)", demo, "get", f"/attempts/{finished.pk}/results/", None),
         ("card history", demo, "get", "/history/cards/", None),
+        ("library", demo, "get", "/library/", None),
+        ("mock exam", demo, "get", "/dashboard/exam/mock/", None),
+        ("mock exam: start", demo, "post", "/dashboard/exam/mock/", {"questions": "40", "minutes": "60", "pass_percent": "70"}),
         ("history CSV", demo, "get", "/history/download/", None),
         ("my classes", pupil, "get", "/classes/", None),
         ("assignment (learner)", pupil, "get", f"/assignments/{assignment.pk}/", None),
@@ -94,6 +97,7 @@ def visits():
         ("learner's attempts", teacher, "get", f"/teach/assignments/{assignment.pk}/learners/{pupil.pk}/", None),
         ("attempt review (instructor)", teacher, "get", f"/teach/attempts/{taken.pk}/", None),
         ("item analysis", teacher, "get", f"/teach/assignments/{assignment.pk}/analysis/", None),
+        ("class mock exam", teacher, "get", f"/teach/classes/{classroom.pk}/mock-exam/", None),
         ("pool", teacher, "get", f"/teach/pools/{QuestionPool.objects.order_by('pk').first().pk}/", None),
     ]
 

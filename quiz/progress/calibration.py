@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from django.db.models import Avg, Count, F, IntegerField, Q, Value
 from django.db.models.functions import Cast, Floor, Least
 
-from quiz.models import Assignment, Enrollment, ReviewLog
+from quiz.models import Assignment, Enrollment, MemoryState, ReviewLog
 
 from .charts import _safe
 
@@ -50,10 +50,15 @@ def learner_reviews(user):
 
 def class_reviews(classroom):
     """The class's current learners' reviews of the questions its assignments (archived ones
-    too) hold. Subqueries rather than joins, so a question in two pools counts once."""
+    too) hold. Subqueries rather than joins, so a question in two pools counts once.
+
+    Reached through the learners' memory rows of those questions (the (user, question) index)
+    and then each row's log (the (memory, reviewed_at) index): filtered on the log's own user,
+    PostgreSQL read the whole review log (26 ms at 300k reviews, growing with everyone's history)."""
     learners = Enrollment.objects.filter(classroom=classroom).values("learner")
     assigned = Assignment.objects.filter(classroom=classroom).values("pool__entries__question")
-    return ReviewLog.objects.filter(user__in=learners, memory__question__in=assigned)
+    memories = MemoryState.objects.filter(user__in=learners, question__in=assigned).values("pk")
+    return ReviewLog.objects.filter(memory__in=memories)
 
 
 def calibration(reviews):
