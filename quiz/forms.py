@@ -350,3 +350,9 @@ class ExamForm(forms.ModelForm):
     class Meta:
         model = User
         fields = ("exam_date", "target_retention")
+
+
+class LibrarySearchForm(forms.Form):
+    """The library's search: text to find in a set's or deck's title or its items' topics."""
+
+    q = forms.CharField(max_length=100, required=False, strip=True, label="Search by name or topic")
