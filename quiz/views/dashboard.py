@@ -7,9 +7,9 @@ Views only: the dashboard's numbers and charts come from `quiz.progress.dashboar
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.utils.http import urlencode
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.utils.http import urlencode
 from django.views.decorators.http import require_POST, require_safe
 
 from quiz.forms import ExamForm, LibrarySearchForm
