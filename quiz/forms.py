@@ -382,3 +382,9 @@ class ExamBlueprintForm(MockExamForm):
     def topic_weights(self):
         weights = {str(t.pk): self.cleaned_data.get(self.weight_field(t)) or 0 for t in self.topics}
         return {topic: weight for topic, weight in weights.items() if weight}
+
+
+class LibrarySearchForm(forms.Form):
+    """The library's search: text to find in a set's or deck's title or its items' topics."""
+
+    q = forms.CharField(max_length=100, required=False, strip=True, label="Search by name or topic")

@@ -26,6 +26,7 @@ urlpatterns = [
     path("dashboard/exam/plan/", accounts.exam_plan, name="exam_plan"),
     path("dashboard/exam/mock/", mock_exam.mock_exam_page, name="mock_exam"),
     path("topics/<int:topic_id>/quiz/", dashboard.topic_quiz, name="topic_quiz"),
+    path("browse/", dashboard.browse, name="browse"),
     path("accounts/login/", accounts.log_in, name="login"),
     path("accounts/signup/", accounts.signup, name="signup"),
     # Before django.contrib.auth's own URLs (studyapp/urls.py), so this rate-limited view wins.

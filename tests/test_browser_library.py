@@ -65,7 +65,7 @@ def test_an_instructor_imports_gift_and_assigns_it_and_a_learner_imports_a_deck(
 
     # Someone outside the class sees neither the set nor a way to start it.
     outsider = logged_in_page(browser, live_server, "outsider")
-    expect(outsider.get_by_role("heading", name="Question sets", level=2)).to_be_visible()
+    expect(outsider.get_by_role("heading", name="Question sets", level=3)).to_be_visible()
     expect(outsider.get_by_text("Networking basics")).to_have_count(0)
     response = outsider.request.post(f"/sets/{question_set.pk}/start/")
     assert response.status == 404 or "Networking basics" not in response.text()

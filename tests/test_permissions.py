@@ -43,6 +43,7 @@ URLS = {
     "login": ("public", "get", lambda w: [], None),
     "start_attempt": ("signed_in", "post", lambda w: [w["question_set"].pk], lambda w: {}),
     "attempt_list": ("signed_in", "get", lambda w: [], None),
+    "browse": ("signed_in", "get", lambda w: [], None),
     "library": ("signed_in", "get", lambda w: [], None),
     "import_content": ("signed_in", "get", lambda w: [], None),
     "import_preview": ("own", "get", lambda w: [w["pending_import"].pk], None),

@@ -200,6 +200,12 @@ class QuestionSetQuerySet(OwnedContentQuerySet):
             practice_held=Exists(held),
         )
 
+    def matching(self, text):
+        """Sets whose title, or a topic of one of their current questions, contains `text`
+        (any letter case): the library's search. An Exists, so a set tagged twice is listed once."""
+        tagged = Question.objects.current().filter(question_set=OuterRef("pk"), topics__name__icontains=text)
+        return self.filter(Q(title__icontains=text) | Exists(tagged)) if text else self
+
 
 class QuestionSet(OwnedContent):
     title = models.CharField(max_length=255)
@@ -350,6 +356,11 @@ class DeckQuerySet(OwnedContentQuerySet):
             learning_count=count_of(mine.filter(phase__in=MemoryState.LEARNING_PHASES)),
             due_count=count_of(mine.filter(phase=MemoryState.Phase.REVIEW, due__lte=now)),
         )
+
+    def matching(self, text):
+        """Decks whose title, or a topic of one of their current cards, contains `text`."""
+        tagged = Card.objects.current().filter(deck=OuterRef("pk"), topics__name__icontains=text)
+        return self.filter(Q(title__icontains=text) | Exists(tagged)) if text else self
 
 
 class Deck(OwnedContent):

@@ -1,5 +1,5 @@
 """The learner's dashboard as a template context: the numbers the home page shows a
-signed-in learner, their charts, where "Study now" goes and the exam outlook.
+signed-in learner, what to do now (where "Study now" goes), their charts and the exam outlook.
 
 The queries are in `mastery` and `activity` (a fixed number whatever the history size) and
 in `quiz.teaching.rules` (the learner's assignments); what is left here is arithmetic on their results. The exam form is not
@@ -8,6 +8,7 @@ built here: it belongs to the view that handles it.
 
 from quiz.lib.days import start_of_day
 from quiz.teaching import rules
+from quiz.teaching.standing import Status
 
 from .activity import daily_activity, streak
 from .charts import accuracy_chart, forecast_chart, heatmap
@@ -23,6 +24,7 @@ def dashboard_context(user, sets, decks, now):
     today = now.astimezone(user.zone).date()
     summary = memory_summary(user=user, now=now, exam_moment=exam_moment(user, now), target=user.target_retention)
     activity = daily_activity(user=user, now=now)
+    assignments = rules.learner_assignments(user=user, now=now)
     new_today = activity[today].new_cards if today in activity else 0
     context = {
         "question_sets": sets,
@@ -35,8 +37,8 @@ def dashboard_context(user, sets, decks, now):
         "new_cards": sum(deck.new_count for deck in decks),
         "new_today_left": max(user.new_cards_per_day - new_today, 0),
         "streak": streak(activity, today),
-        "my_assignments": rules.learner_assignments(user=user, now=now),
-        "study_now": study_now(summary, sets, decks),
+        "my_assignments": assignments,
+        "next_steps": next_steps(assignments, summary, sets, decks),
         "mastery_groups": [
             ("Question sets", "sets", summary.sets),
             ("Decks", "decks", summary.decks),
@@ -46,6 +48,8 @@ def dashboard_context(user, sets, decks, now):
         "forecast_chart": forecast_chart(summary, today),
         "heatmap": heatmap(activity, user, now, today),
     }
+    # A newcomer is shown one sentence saying what will appear, not empty charts and lists.
+    context["has_progress"] = bool(activity or summary.sets or summary.decks or summary.topics)
     if user.exam_date:
         context["exam"] = exam_outlook(user, summary, today, sets)
     return context
@@ -84,20 +88,46 @@ def predicted_scores(summary, sets):
     return {"scores": sorted(scores, key=lambda row: row["score"]), "overall_score": overall}
 
 
-def study_now(summary, sets, decks):
-    """Where "Study now" goes: due reviews, else the weakest deck with something to study,
-    else a quiz on the weakest set (or the first set)."""
+# Self-study suggestions shown after the assigned work and the due reviews: enough to choose
+# from, few enough that the library stays near the top of the home page.
+MAX_SELF_STUDY_STEPS = 3
+
+
+def next_steps(assignments, summary, sets, decks):
+    """What to do now, in order; the first step is where "Study now" goes. Assigned work the
+    learner can start or resume comes first (soonest due first), then due reviews, then self-study:
+    a quiz left open, a set never tried (a newcomer's first step is the first set), the weakest
+    deck with something to study, and a quiz on the weakest set."""
+    steps = [{"kind": "assignment", "seen": seen} for seen in assignments if _to_do(seen)]
     if summary.due_now:
-        return {"kind": "review"}
+        steps.append({"kind": "review"})
+    steps += _self_study(summary, sets, decks)[:MAX_SELF_STUDY_STEPS]
+    return steps
+
+
+def _to_do(seen):
+    return seen.status in (Status.NOT_STARTED, Status.IN_PROGRESS) and seen.can_start
+
+
+def _self_study(summary, sets, decks):
+    steps = [{"kind": "resume", "question_set": s} for s in sets if s.open_attempt_id]
+    # Never a set an assignment holds back from practice (its Start would be refused).
+    practisable = [s for s in sets if s.question_count and not s.practice_held and not s.open_attempt_id]
+    untried = next((s for s in practisable if s.best_total is None), None)
+    if untried:
+        steps.append({"kind": "quiz", "question_set": untried, "new": True})
+    deck = _deck_to_study(summary, decks)
+    if deck:
+        steps.append({"kind": "deck", "deck": deck})
+    weak_set = next((m.key for m in summary.sets), None)
+    retake = next((s for s in practisable if s.pk == weak_set), None) or next(iter(practisable), None)
+    if retake and retake != untried:
+        steps.append({"kind": "quiz", "question_set": retake, "new": False})
+    return steps
+
+
+def _deck_to_study(summary, decks):
+    """The weakest deck with cards due, learning or new (or the first such deck)."""
     studyable = {deck.pk: deck for deck in decks if deck.new_count or deck.due_count or deck.learning_count}
     weakest = next((m for m in summary.decks if m.key in studyable), None)
-    deck = studyable[weakest.key] if weakest else next(iter(studyable.values()), None)
-    if deck:
-        return {"kind": "deck", "deck": deck}
-    # Never a set an assignment holds back from practice (its Start would be refused).
-    practisable = [s for s in sets if s.question_count and not s.practice_held]
-    weak_set = next((m.key for m in summary.sets), None)
-    question_set = next((s for s in practisable if s.pk == weak_set), None) or next(iter(practisable), None)
-    if question_set:
-        return {"kind": "quiz", "question_set": question_set}
-    return None
+    return studyable[weakest.key] if weakest else next(iter(studyable.values()), None)

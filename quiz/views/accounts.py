@@ -54,7 +54,7 @@ def signup(request):
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, f"Welcome, {user.username}! Pick a question set to start.")
+        messages.success(request, f"Welcome, {user.username}! Your first step is the button under “What to do now”.")
         return redirect("home")
     return render(request, "registration/signup.html", {"form": form})
 

@@ -1,5 +1,6 @@
-"""The home page (a signed-in learner's dashboard, a visitor's public list) and the
-dashboard's actions: saving the exam date, starting a quiz on one topic.
+"""The home page (a signed-in learner's dashboard, a visitor's public list), the library of
+everything a learner may study (searchable), and the dashboard's actions: saving the exam
+date, starting a quiz on one topic.
 
 Views only: the dashboard's numbers and charts come from `quiz.progress.dashboard`.
 """
@@ -8,9 +9,11 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.utils.http import urlencode
 from django.views.decorators.http import require_POST, require_safe
 
-from quiz.forms import ExamForm
+from quiz.forms import ExamForm, LibrarySearchForm
+from quiz.lib.http import render_page
 from quiz.lib.pages import PeekPage
 from quiz.models import Attempt, Deck, Question, QuestionSet, Topic
 from quiz.progress.dashboard import dashboard_context
@@ -30,6 +33,26 @@ def home(request):
     context.update(sets_page=sets, decks_page=decks)
     context["exam_form"] = ExamForm(instance=request.user)
     return render(request, "quiz/home.html", context)
+
+
+@require_safe
+@login_required
+def browse(request):
+    """The library: every set and deck the learner may see, a page of each, searched by title
+    or topic. An HTMX search gets only the results, so typing never re-renders the page."""
+    form = LibrarySearchForm(request.GET)
+    searched = form.cleaned_data["q"] if form.is_valid() else ""
+    user = request.user
+    sets = QuestionSet.objects.visible_to(user).matching(searched).with_progress_for(user)
+    decks = Deck.objects.visible_to(user).matching(searched).with_counts_for(user)
+    sets, decks = PeekPage(sets, request.GET.get("sets")), PeekPage(decks, request.GET.get("decks"))
+    context = {
+        "question_sets": sets, "decks": decks, "sets_page": sets, "decks_page": decks, "searched": searched,
+        # Page links keep the search; each list pages on its own.
+        "query": f"{urlencode({'q': searched})}&" if searched else "",
+        "search_error": " ".join(form.errors.get("q", [])).replace("this value", "the search"),
+    }
+    return render_page(request, "quiz/browse.html", "library-results", context, push_url=request.get_full_path())
 
 
 @require_POST
