@@ -46,8 +46,8 @@ def test_study_page(learner_client, other_client, small_and_large, django_assert
     counts = [count_queries(c, reverse("study_deck", args=[d.pk])) for c, d in ((learner_client, small), (other_client, large))]
 
     assert counts[0] == counts[1]
-    # deck; any expired attempt to close; answers to release; the card shown (kept in the session);
-    # its memory state; the rating Undo would take back
+    # deck; any expired attempt to close; answers to release; the card shown (kept in the session)
+    # with its memory state; what is left (the new, learning and due counters); the rating Undo would take back
     with django_assert_num_queries(AUTH + 6):
         other_client.get(reverse("study_deck", args=[large.pk]))
 
@@ -70,8 +70,8 @@ def test_review_due_page(learner_client, other_client, small_and_large, django_a
     counts = [count_queries(c, reverse("review_due")) for c in (learner_client, other_client)]
 
     assert counts[0] == counts[1]
-    # any expired attempt to close; answers to release; the due item; the rating Undo would
-    # take back; session save
+    # any expired attempt to close; answers to release; the item shown (kept in the session) with
+    # its memory state; what is left (the learning and due counters); the rating Undo would take back
     with django_assert_num_queries(AUTH + 5):
         other_client.get(reverse("review_due"))
 
@@ -90,8 +90,8 @@ def test_drill_page(learner_client, other_client, small_and_large, django_assert
     counts = [count_queries(c, reverse("drill", args=[d.pk])) for c, d in ((learner_client, small), (other_client, large))]
 
     assert counts[0] == counts[1]
-    # deck; the statement's card (kept in the session); its memory state; the rating Undo would take back
-    with django_assert_num_queries(AUTH + 4):
+    # deck; the statement's card (kept in the session) with its memory state; the rating Undo would take back
+    with django_assert_num_queries(AUTH + 3):
         other_client.get(reverse("drill", args=[large.pk]))
 
 
