@@ -130,3 +130,34 @@ def test_each_branch_of_the_queue_runs_a_fixed_number_of_queries(other_learner, 
     with django_assert_num_queries(3):  # no due review; the day's new cards used up; a learning step due
         entry = queue.next_entry(user=other_learner, scope=scope)
     assert entry.memory is not None and entry.memory.phase == MemoryState.Phase.LEARNING
+
+
+def test_finished_session_page(learner_client, other_client, small_and_large, django_assert_num_queries):
+    small, large = small_and_large
+    urls = [reverse("study_deck", args=[d.pk]) for d in (small, large)]
+    for client, url in zip((learner_client, other_client), urls):  # a session of one rating
+        item = client.get(url).content.decode().split('name="item" value="', 1)[1].split('"', 1)[0]
+        client.post(url, {"item": item, "rating": 3})
+    MemoryState.objects.update(due=timezone.now() + timedelta(days=3))  # nothing left: the summary
+    counts = [count_queries(c, url) for c, url in zip((learner_client, other_client), urls)]
+
+    assert counts[0] == counts[1]
+    # deck; any expired attempt to close; answers to release; no due review; new cards introduced
+    # today; no new card; no learning step or card to study ahead; what is left and what comes
+    # next; the session's summary; the rating Undo would take back
+    with django_assert_num_queries(AUTH + 10):
+        other_client.get(urls[1])
+
+
+def test_studying_ahead(learner_client, other_client, small_and_large, django_assert_num_queries):
+    small, large = small_and_large
+    MemoryState.objects.update(due=timezone.now() + timedelta(hours=30))
+    counts = []
+    for client, deck in ((learner_client, small), (other_client, large)):
+        url = reverse("study_deck", args=[deck.pk])
+        counts.append(count_queries(client, url, "post", {"study_ahead": "1"}))
+        assert client.get(url).content.decode().count('name="item"') == 1  # a card studied ahead
+
+    assert counts[0] == counts[1]
+    # deck; when the next item is due; session save (3)
+    assert counts[1] == AUTH + 5
