@@ -1,4 +1,5 @@
-"""Studying a deck with the keyboard only, undoing a rating, and a Myth-or-fact drill, in Chromium."""
+"""Studying a deck with the keyboard only, undoing a rating, a session as Anki runs one on a
+phone, and a Myth-or-fact drill, in Chromium."""
 
 import re
 
@@ -8,7 +9,7 @@ from django.db.models import Q
 from playwright.sync_api import expect
 
 from quiz.models import Card, MemoryState, ReviewLog
-from tests.factories import PASSWORD, make_user
+from tests.factories import PASSWORD, make_deck, make_user
 from tests.test_browser_quiz import SEED
 
 pytestmark = pytest.mark.browser
@@ -99,3 +100,65 @@ def test_a_myth_or_fact_drill(page):
 
     answers = ReviewLog.objects.filter(source="drill")
     assert answers.count() == 3 and set(answers.values_list("rating", flat=True)) == {3}
+
+
+def counters(page):
+    return {name: page.get_by_test_id(f"left-{name}").inner_text() for name in ("new", "learning", "due")}
+
+
+def expect_ratings_in_one_row(page, width):
+    boxes = [button.bounding_box() for button in page.locator(".rating-form .rating").all()]
+    assert len(boxes) == 4
+    assert len({round(box["y"]) for box in boxes}) == 1, boxes  # side by side, not wrapped
+    assert all(box["x"] >= 0 and box["x"] + box["width"] <= width for box in boxes), boxes
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+def test_a_session_on_a_phone_brings_a_card_back_and_ends_with_a_summary(page):
+    deck = make_deck("Phone deck", cards=2)
+    log_in(page, "phone")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"/decks/{deck.pk}/study/")
+    page.wait_for_load_state("load")
+    page.evaluate("window.stillTheSamePage = true")
+    first = shown_card(page)
+    assert counters(page) == {"new": "2", "learning": "0", "due": "0"}
+    expect(page).to_have_title("Phone deck · Study · 2 left · Certify")
+
+    page.get_by_text("Show answer").click()
+    expect(page.locator(".correction")).to_have_text("Why it is wrong: " + first.correction)
+    expect_ratings_in_one_row(page, 390)
+    page.get_by_role("button", name=re.compile("^Again")).click()  # Again: a learning step in a minute
+    expect(page.get_by_test_id("left-learning")).to_have_text("1")
+    assert counters(page) == {"new": "1", "learning": "1", "due": "0"}
+    expect(page).to_have_title("Phone deck · Study · 2 left · Certify")  # htmx took the fragment's <title>
+    second = shown_card(page)
+    assert second != first
+
+    page.get_by_text("Show answer").click()
+    page.get_by_role("button", name=re.compile("^Easy")).click()
+    # Nothing else is left: the card rated Again comes back early instead of "next review in 1 min".
+    expect(page.locator(".face-front .card-text")).to_have_text(first.front)
+    assert counters(page) == {"new": "0", "learning": "1", "due": "0"}
+    expect(page).to_have_title("Phone deck · Study · 1 left · Certify")
+
+    page.get_by_text("Show answer").click()
+    page.get_by_role("button", name=re.compile("^Good")).click()  # its last learning step
+    expect(page.locator(".face-front .card-text")).to_have_text(first.front)
+    page.get_by_text("Show answer").click()
+    page.get_by_role("button", name=re.compile("^Good")).click()
+
+    expect(page.get_by_role("heading", name="All caught up")).to_be_visible()
+    expect(page.get_by_test_id("summary-reviewed")).to_have_text("4")
+    expect(page.get_by_test_id("summary-right")).to_have_text("3 (75%)")
+    expect(page.get_by_test_id("summary-time")).to_be_visible()
+    expect(page).to_have_title("Phone deck · Study · Done · Certify")
+    assert page.evaluate("window.stillTheSamePage"), "every rating swapped a fragment"
+    assert ReviewLog.objects.filter(user__username="phone").count() == 4
+
+    page.set_viewport_size({"width": 320, "height": 700})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 320
+    page.get_by_role("button", name="Study ahead").click()  # the cards due soonest, early
+    expect(page.locator(".face-front")).to_be_visible()
+    page.get_by_text("Show answer").click()
+    expect_ratings_in_one_row(page, 320)

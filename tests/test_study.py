@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from quiz.models import Attempt, MemoryState, ReviewLog
+from quiz.models import Attempt, MemoryState, Question, ReviewLog
 from quiz.study import answers, scheduling
 from tests.factories import make_deck, make_question_set, start_attempt
 from tests.helpers import HTMX, answer_at, rate_shown_card, shown_item_id, wrong_number
@@ -260,22 +260,31 @@ def test_the_answer_page_ignores_an_outside_next_url(learner_client, learner):
     assert f'href="{reverse("review_due")}"' in html  # Next goes back to the review session
 
 
+def right_choice(html):
+    """The on-screen number of the right choice of the question a review page shows (answered
+    right, it does not come back within the learn-ahead window)."""
+    question = Question.objects.get(pk=shown_item_id(html))
+    texts = re.findall(r'<span class="choice-text">([^<]*)</span>', html)
+    return texts.index(question.choices.get(is_correct=True).text) + 1
+
+
 def test_review_due_mixes_due_cards_and_questions(learner_client, learner, deck):
     long_ago = timezone.now() - timedelta(days=40)
     answer_wrong_in_a_quiz(learner, long_ago)
     scheduling.rate(user=learner, kind=Kind.CARD, item=deck.cards.first(), rating=4, source="study", now=long_ago)
     kinds = set()
-    for _ in range(2):
-        html = learner_client.get(reverse("review_due")).content.decode()
+    # The question is in its learning steps: answered right it comes back once more, within the
+    # learn-ahead window, before the session is over.
+    while "All caught up" not in (html := learner_client.get(reverse("review_due")).content.decode()):
+        assert ReviewLog.objects.filter(source__in=["study", "review"]).count() < 4, "the session never ends"
         if "<details" in html:
             kinds.add("card")
             learner_client.post(reverse("review_due"), {"item": shown_item_id(html), "rating": 3})
         else:
             kinds.add("question")
-            learner_client.post(reverse("review_due"), {"item": shown_item_id(html), "choice": 1})
+            learner_client.post(reverse("review_due"), {"item": shown_item_id(html), "choice": right_choice(html)})
 
     assert kinds == {"card", "question"}
-    assert "All caught up" in learner_client.get(reverse("review_due")).content.decode()
 
 
 # --- Card info, mistakes, settings -------------------------------------------------------------

@@ -46,8 +46,8 @@ def test_study_page(learner_client, other_client, small_and_large, django_assert
     counts = [count_queries(c, reverse("study_deck", args=[d.pk])) for c, d in ((learner_client, small), (other_client, large))]
 
     assert counts[0] == counts[1]
-    # deck; any expired attempt to close; answers to release; the card shown (kept in the session);
-    # its memory state; the rating Undo would take back
+    # deck; any expired attempt to close; answers to release; the card shown (kept in the session)
+    # with its memory state; what is left (the new, learning and due counters); the rating Undo would take back
     with django_assert_num_queries(AUTH + 6):
         other_client.get(reverse("study_deck", args=[large.pk]))
 
@@ -70,8 +70,8 @@ def test_review_due_page(learner_client, other_client, small_and_large, django_a
     counts = [count_queries(c, reverse("review_due")) for c in (learner_client, other_client)]
 
     assert counts[0] == counts[1]
-    # any expired attempt to close; answers to release; the due item; the rating Undo would
-    # take back; session save
+    # any expired attempt to close; answers to release; the item shown (kept in the session) with
+    # its memory state; what is left (the learning and due counters); the rating Undo would take back
     with django_assert_num_queries(AUTH + 5):
         other_client.get(reverse("review_due"))
 
@@ -90,8 +90,8 @@ def test_drill_page(learner_client, other_client, small_and_large, django_assert
     counts = [count_queries(c, reverse("drill", args=[d.pk])) for c, d in ((learner_client, small), (other_client, large))]
 
     assert counts[0] == counts[1]
-    # deck; the statement's card (kept in the session); its memory state; the rating Undo would take back
-    with django_assert_num_queries(AUTH + 4):
+    # deck; the statement's card (kept in the session) with its memory state; the rating Undo would take back
+    with django_assert_num_queries(AUTH + 3):
         other_client.get(reverse("drill", args=[large.pk]))
 
 
@@ -130,3 +130,34 @@ def test_each_branch_of_the_queue_runs_a_fixed_number_of_queries(other_learner, 
     with django_assert_num_queries(3):  # no due review; the day's new cards used up; a learning step due
         entry = queue.next_entry(user=other_learner, scope=scope)
     assert entry.memory is not None and entry.memory.phase == MemoryState.Phase.LEARNING
+
+
+def test_finished_session_page(learner_client, other_client, small_and_large, django_assert_num_queries):
+    small, large = small_and_large
+    urls = [reverse("study_deck", args=[d.pk]) for d in (small, large)]
+    for client, url in zip((learner_client, other_client), urls):  # a session of one rating
+        item = client.get(url).content.decode().split('name="item" value="', 1)[1].split('"', 1)[0]
+        client.post(url, {"item": item, "rating": 3})
+    MemoryState.objects.update(due=timezone.now() + timedelta(days=3))  # nothing left: the summary
+    counts = [count_queries(c, url) for c, url in zip((learner_client, other_client), urls)]
+
+    assert counts[0] == counts[1]
+    # deck; any expired attempt to close; answers to release; no due review; new cards introduced
+    # today; no new card; no learning step or card to study ahead; what is left and what comes
+    # next; the session's summary; the rating Undo would take back
+    with django_assert_num_queries(AUTH + 10):
+        other_client.get(urls[1])
+
+
+def test_studying_ahead(learner_client, other_client, small_and_large, django_assert_num_queries):
+    small, large = small_and_large
+    MemoryState.objects.update(due=timezone.now() + timedelta(hours=30))
+    counts = []
+    for client, deck in ((learner_client, small), (other_client, large)):
+        url = reverse("study_deck", args=[deck.pk])
+        counts.append(count_queries(client, url, "post", {"study_ahead": "1"}))
+        assert client.get(url).content.decode().count('name="item"') == 1  # a card studied ahead
+
+    assert counts[0] == counts[1]
+    # deck; when the next item is due; session save (3)
+    assert counts[1] == AUTH + 5

@@ -1,5 +1,7 @@
 """What a study session shows next: due reviews (least likely recalled first), then new items
-up to the learner's daily limit, then learning steps; and what a finished session says.
+up to the learner's daily limit, then learning steps, including those due within the learn-ahead
+window (as Anki does, so a card rated Again comes back in the same sitting instead of ending it);
+how many of each are left; and what a finished session says.
 
 Keyword arguments and an explicit `now`, so tests run on a fixed clock.
 """
@@ -8,22 +10,41 @@ import random
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db.models import DateTimeField, DurationField, Exists, ExpressionWrapper, F, Min, OuterRef, Q, Subquery, Value
+from django.db.models import DateTimeField, DurationField, Exists, ExpressionWrapper, F, OuterRef, Q, Subquery, Value
 from django.utils import timezone
 
-from quiz.models import Card, Deck, MemoryState, Question, ReviewLog
+from quiz.lib.days import start_of_day
+from quiz.models import Card, Deck, MemoryState, Question, ReviewLog, User, count_of
 
 Kind = MemoryState.Kind
 Phase = MemoryState.Phase
 
+# Anki's default "learn ahead limit": when nothing else is left, a learning step due within this
+# long is shown now rather than ending the session on "next review in 1 min".
+LEARN_AHEAD = timedelta(minutes=20)
+
 
 @dataclass(frozen=True)
 class Scope:
-    """Which items a session draws from: some kinds, optionally one deck, with or without new items."""
+    """Which items a session draws from: some kinds, optionally one deck, with or without new items.
+
+    `learn_ahead`: how early a learning step may be shown once nothing else is due.
+    `ahead_until`: studying ahead, every item due before this moment counts as due (after the
+    items really due), soonest first."""
 
     kinds: tuple
     deck: object = None
     include_new: bool = True
+    learn_ahead: timedelta = timedelta(0)
+    ahead_until: datetime | None = None
+
+    def learning_horizon(self, now):
+        """Learning steps due before this are part of the session now."""
+        return max(now + self.learn_ahead, self.ahead_until or now)
+
+    def review_horizon(self, now):
+        """Reviews due before this are part of the session now (later than `now` when studying ahead)."""
+        return max(now, self.ahead_until or now)
 
     def memories(self, user, now=None):
         memories = MemoryState.objects.filter(user=user, kind__in=self.kinds)
@@ -58,10 +79,19 @@ class QueueEntry:
 
 @dataclass
 class QueueStatus:
-    """What a finished session says instead of an empty page."""
+    """What is left in a session (Anki's three numbers: new, learning, due) and, for a finished
+    one, what comes next."""
 
     next_due: datetime | None
     new_limit_reached: bool
+    new: int = 0
+    learning: int = 0
+    due: int = 0
+    due_by_tomorrow: int = 0  # due before the learner's tomorrow ends, whatever its phase
+
+    @property
+    def left(self):
+        return self.new + self.learning + self.due
 
 
 def new_items_introduced_today(user, now, kinds=(Kind.CARD,)):
@@ -90,7 +120,12 @@ def next_entry(*, user, scope, now=None, rng=None):
         entry = _next_new(user, scope, now, rng)
         if entry:
             return entry
-    learning = memories.filter(phase__in=MemoryState.LEARNING_PHASES, due__lte=now).order_by("due", "pk").first()
+    # Learning steps (early within the learn-ahead window) and, studying ahead, reviews due soon:
+    # soonest first, in one query whichever applies.
+    later = Q(phase__in=MemoryState.LEARNING_PHASES, due__lte=scope.learning_horizon(now))
+    if scope.ahead_until is not None:
+        later |= Q(phase=Phase.REVIEW, due__lte=scope.review_horizon(now))
+    learning = memories.filter(later).order_by("due", "pk").first()
     if learning:
         return QueueEntry(learning.kind, learning.item, learning)
     return None
@@ -147,10 +182,48 @@ def _next_new_statement(user, scope, studied, rng):
 
 
 def queue_status(*, user, scope, now=None):
+    """What is left in the session and what comes next, in one query (subqueries on the learner's
+    row), each count bounded by the indexed memory table, never by the size of the history."""
     now = now or timezone.now()
-    next_due = scope.memories(user, now).aggregate(next_due=Min("due"))["next_due"]
-    limit_reached = Kind.CARD in scope.kinds and new_items_introduced_today(user, now) >= user.new_cards_per_day
-    return QueueStatus(next_due=next_due, new_limit_reached=limit_reached)
+    memories = scope.memories(user, now)
+    counts = {
+        "learning": count_of(memories.filter(phase__in=MemoryState.LEARNING_PHASES, due__lte=scope.learning_horizon(now))),
+        "due": count_of(memories.filter(phase=Phase.REVIEW, due__lte=scope.review_horizon(now))),
+        "due_by_tomorrow": count_of(memories.filter(due__lt=end_of_tomorrow(user, now))),
+        "next_due": Subquery(memories.order_by("due").values("due")[:1]),
+    }
+    if Kind.CARD in scope.kinds:
+        introduced = ReviewLog.objects.filter(
+            user=user, was_new=True, memory__kind=Kind.CARD, reviewed_at__gte=user.start_of_today(now)
+        )
+        counts["introduced"] = count_of(introduced)
+    if scope.include_new and Kind.CARD in scope.kinds:
+        studied = MemoryState.objects.filter(user=user, kind=Kind.CARD, card=OuterRef("pk"))
+        counts["unseen"] = count_of(scope.cards(user).filter(~Exists(studied)))
+    row = User.objects.filter(pk=user.pk).values(**counts).get()
+    room = max(user.new_cards_per_day - row.get("introduced", 0), 0)
+    return QueueStatus(
+        next_due=row["next_due"],
+        new_limit_reached="introduced" in row and room == 0,
+        new=min(row.get("unseen", 0), room),
+        learning=row["learning"],
+        due=row["due"],
+        due_by_tomorrow=row["due_by_tomorrow"],
+    )
+
+
+def end_of_tomorrow(user, now):
+    """When the learner's tomorrow ends (their midnight, daylight saving included)."""
+    return start_of_day(now.astimezone(user.zone).date() + timedelta(days=2), user.zone)
+
+
+def study_ahead_until(user, next_due, now):
+    """How far "Study ahead" reaches: the end of the learner's tomorrow, or of the day the next
+    item falls due when that is later, so there is always something to study ahead."""
+    until_tomorrow = end_of_tomorrow(user, now)
+    if next_due is None or next_due < until_tomorrow:
+        return until_tomorrow
+    return start_of_day(next_due.astimezone(user.zone).date() + timedelta(days=1), user.zone)
 
 
 def until(moment, now):

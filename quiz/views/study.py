@@ -3,6 +3,7 @@ Myth-or-fact drill, the feedback on review questions and drill statements, card 
 and "Retake my mistakes". The sessions themselves are `quiz.study.sessions`."""
 
 import secrets
+from datetime import timedelta
 
 from django.conf import settings
 from django.contrib import messages
@@ -24,7 +25,7 @@ from quiz.models import Attempt, Card, Choice, Deck, MemoryState, Question, Revi
 from quiz.study import scheduling
 from quiz.study.answers import question_shown, rating_for
 from quiz.study.catch_up import catch_up_learner
-from quiz.study.queue import QueueEntry, queue_status, until
+from quiz.study.queue import QueueEntry, end_of_tomorrow, queue_status, study_ahead_until, until
 from quiz.study.sessions import deck_session, drill_session, review_session
 
 Kind = MemoryState.Kind
@@ -54,6 +55,9 @@ def review_due(request):
 
 def _study(request, session):
     now = timezone.now()
+    if request.method == "POST" and "study_ahead" in request.POST:
+        session.study_ahead(now)  # a new run in which items due soon count as due
+        return redirect(session.url)
     if request.method == "POST":
         return _rate(request, session, now)  # redirects to the GET below, which catches up
     catch_up_learner(request.user, now=now)  # answers released since the last visit
@@ -126,17 +130,40 @@ def _render_study(request, session, entry, order, now, error=None, status=200):
         context["choices"] = [by_id[pk].text for pk in order if pk in by_id]
     elif entry is not None:
         context.update(_card_context(entry, now, request.user))
+    if entry is not None:
+        # Anki's three numbers, new, learning and due, left in the session (the item shown included).
+        context["status"] = queue_status(user=request.user, scope=session.scope, now=now)
+        context["current_queue"] = _queue_of(entry)
     return _render_session(request, session, "quiz/study.html", context, now, status)
+
+
+def _queue_of(entry):
+    """Which of the three counters the item shown is counted in."""
+    if entry.memory is None:
+        return "new"
+    return "learning" if entry.memory.phase in MemoryState.LEARNING_PHASES else "due"
 
 
 def _render_session(request, session, template, context, now, status=200):
     """A session's page, or its #study-item partial for HTMX, with what every session shows:
-    the Undo button when its last action can be undone, and when nothing is left, why."""
+    the Undo button when its last action can be undone, and when nothing is left, a summary of
+    the run and what comes next."""
     context.update(session=session, undoable=session.undoable())
     if context["entry"] is None:
-        context["status"] = queue_status(user=request.user, scope=session.scope, now=now)
-        context["wait"] = context["status"].next_due and until(context["status"].next_due, now)
+        session.finish_run()
+        context.update(_what_comes_next(request.user, session, now), summary=session.summary())
     return render_page(request, template, "study-item", context, status=status, push_url=session.url)
+
+
+def _what_comes_next(user, session, now):
+    status = queue_status(user=user, scope=session.scope, now=now)
+    context = {"status": status, "wait": status.next_due and until(status.next_due, now), "ahead_through": None}
+    if session.studies_ahead and status.next_due is not None:
+        # The last day "Study ahead" reaches, as the learner's calendar says it.
+        ahead_until = study_ahead_until(user, status.next_due, now)
+        context["ahead_through"] = (ahead_until - timedelta(microseconds=1)).astimezone(user.zone).date()
+        context["ahead_is_tomorrow"] = ahead_until == end_of_tomorrow(user, now)
+    return context
 
 
 def _card_context(entry, now, user):
