@@ -282,6 +282,8 @@ LOGGING = {
         "django.request": {"handlers": ["stderr"], "level": "ERROR", "propagate": False},
         "django.security": {"handlers": ["stderr"], "level": "WARNING", "propagate": False},
         "axes": {"handlers": ["stderr"], "level": "WARNING", "propagate": False},
+        # A reset email the mail server refused (the learner still sees the "sent" page).
+        "django.contrib.auth": {"handlers": ["stderr"], "level": "ERROR", "propagate": True},
         "quiz.security": {"handlers": ["stderr"], "level": "INFO", "propagate": True},
     },
 }

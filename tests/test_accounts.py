@@ -344,6 +344,18 @@ def test_resets_for_one_email_are_limited_from_any_address(db, settings, mailout
     assert Client().post(reverse("password_reset"), {"email": "bob@example.com"}, REMOTE_ADDR="198.51.100.9").status_code == 302
 
 
+def test_a_mail_server_that_refuses_is_logged_not_an_error(client, db, settings, caplog):
+    make_user("alice", email="alice@example.com")
+    # A real SMTP connection to a port where nothing listens.
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT, settings.EMAIL_USE_TLS, settings.EMAIL_TIMEOUT = "127.0.0.1", 9, False, 2
+
+    response = ask_for_a_reset(client, "alice@example.com")
+
+    assert response.status_code == 302 and response.url == reverse("password_reset_done")
+    assert "Failed to send password reset email" in caplog.text
+
+
 def test_a_signed_in_learner_may_reset_too(learner_client, learner, mailoutbox):
     learner.email = "alice@example.com"
     learner.save(update_fields=["email"])
