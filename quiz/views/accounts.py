@@ -39,7 +39,7 @@ def password_reset(request, *args, **kwargs):
     send an email, and neither one machine nor many may flood an inbox. Whether an account has
     that email is never said: the same "sent" page follows either way (Django's view)."""
     if getattr(request, "limited", False):
-        return rate_limited(request, "Resetting passwords")
+        return rate_limited(request, "Asking for password reset emails from this network or for this email address")
     valid_for = timedelta(seconds=settings.PASSWORD_RESET_TIMEOUT)
     return PasswordResetView.as_view(extra_email_context={"valid_for": valid_for})(request, *args, **kwargs)
 
@@ -77,7 +77,7 @@ def signup(request):
     if request.user.is_authenticated:
         return redirect("home")
     if getattr(request, "limited", False):
-        return rate_limited(request, "Creating accounts")
+        return rate_limited(request, "Creating accounts from this network")
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
