@@ -24,10 +24,29 @@ def id_from_form(text):
 
 # --- Accounts, answering and rating -----------------------------------------------------------
 
+EMAIL_HELP = "Optional. Only used to send you a link if you forget your password."
+
+
+def clean_account_email(form):
+    """The email a form gives its user, if any: a valid address (the field checked that),
+    trimmed, its domain in lower case, and not another account's in any letter case. The
+    database enforces the same (user_email_unique_when_given); this says so in words."""
+    email = User.objects.normalize_email(form.cleaned_data.get("email", "").strip())
+    if email and User.objects.filter(email__iexact=email).exclude(pk=form.instance.pk).exists():
+        raise forms.ValidationError(
+            "Another account already uses this email address. If it is yours, log in to it or reset its password."
+        )
+    return email
+
+
 class SignUpForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         model = User
-        fields = ("username",)
+        fields = ("username", "email")
+        labels = {"email": "Email"}
+        help_texts = {"email": EMAIL_HELP}
+
+    clean_email = clean_account_email
 
     def clean_username(self):
         username = super().clean_username()
@@ -112,7 +131,11 @@ class StudySettingsForm(forms.ModelForm):
 
     class Meta:
         model = User
-        fields = ("time_zone", "new_cards_per_day", "desired_retention")
+        fields = ("time_zone", "new_cards_per_day", "desired_retention", "email")
+        labels = {"email": "Email"}
+        help_texts = {"email": EMAIL_HELP}
+
+    clean_email = clean_account_email
 
 
 # --- Classes and teaching ---------------------------------------------------------------------

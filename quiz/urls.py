@@ -31,6 +31,8 @@ urlpatterns = [
     path("accounts/signup/", accounts.signup, name="signup"),
     # Before django.contrib.auth's own URLs (studyapp/urls.py), so this rate-limited view wins.
     path("accounts/password_reset/", accounts.password_reset, name="password_reset"),
+    # The link in the email (Django's own path): setting the new password also lifts a lockout.
+    path("accounts/reset/<uidb64>/<token>/", accounts.PasswordResetConfirm.as_view(), name="password_reset_confirm"),
     path("settings/", accounts.study_settings, name="study_settings"),
     path("settings/workload/", accounts.workload_estimate, name="workload_estimate"),
     path("settings/optimise/", accounts.optimise_schedule, name="optimise_schedule"),

@@ -206,7 +206,28 @@ AXES_IPWARE_META_PRECEDENCE_ORDER = ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"] if A
 RATELIMIT_SIGNUP = os.environ.get("DJANGO_SIGNUP_RATE", "10/h")
 RATELIMIT_LOGIN_FAILURES = os.environ.get("DJANGO_LOGIN_FAILURES_PER_ADDRESS", "50/15m")
 RATELIMIT_PASSWORD_RESET = os.environ.get("DJANGO_PASSWORD_RESET_RATE", "5/h")
+# Per email address typed, from any address: nobody can flood one inbox with reset emails.
+RATELIMIT_PASSWORD_RESET_PER_EMAIL = os.environ.get("DJANGO_PASSWORD_RESET_EMAIL_RATE", "3/h")
 RATELIMIT_IP_META_KEY = "HTTP_X_FORWARDED_FOR" if AXES_IPWARE_PROXY_COUNT else None
+
+# --- Email: password reset links ----------------------------------------------------------------
+# Development prints each email on the console (the reset link can be copied from there); production
+# sends through the SMTP server the environment names. Tests use Django's in-memory outbox.
+EMAIL_BACKEND = os.environ.get(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend" if PRODUCTION else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 587 if env_bool("EMAIL_USE_TLS", PRODUCTION) else 25)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", PRODUCTION)
+# A mail server that does not answer must not hold a web worker for long.
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Certify <noreply@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# A reset link works once (the token hashes the password and last login) and for this long.
+PASSWORD_RESET_TIMEOUT = 60 * env_int("DJANGO_PASSWORD_RESET_TIMEOUT_MINUTES", 60)
 
 # --- Headers: Content-Security-Policy (no inline scripts) and Permissions-Policy ---------------------
 from csp.constants import NONE, SELF  # noqa: E402  (settings read best top to bottom)
@@ -261,6 +282,8 @@ LOGGING = {
         "django.request": {"handlers": ["stderr"], "level": "ERROR", "propagate": False},
         "django.security": {"handlers": ["stderr"], "level": "WARNING", "propagate": False},
         "axes": {"handlers": ["stderr"], "level": "WARNING", "propagate": False},
+        # A reset email the mail server refused (the learner still sees the "sent" page).
+        "django.contrib.auth": {"handlers": ["stderr"], "level": "ERROR", "propagate": True},
         "quiz.security": {"handlers": ["stderr"], "level": "INFO", "propagate": True},
     },
 }

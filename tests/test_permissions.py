@@ -40,6 +40,8 @@ URLS = {
     "health": ("public", "get", lambda w: [], None),
     "signup": ("public", "get", lambda w: [], None),
     "password_reset": ("public", "get", lambda w: [], None),
+    # A link that is no user's: the "link does not work" page, for anyone.
+    "password_reset_confirm": ("public", "get", lambda w: ["MA", "not-a-token"], None),
     "login": ("public", "get", lambda w: [], None),
     "start_attempt": ("signed_in", "post", lambda w: [w["question_set"].pk], lambda w: {}),
     "attempt_list": ("signed_in", "get", lambda w: [], None),
@@ -135,7 +137,7 @@ URLS = {
 # Pages that are also the target of their own form (GET shows it, POST submits it); every
 # other page is GET-only and must say so.
 PAGES_WITH_A_FORM = {
-    "signup", "password_reset", "login", "attempt_question", "study_deck", "review_due", "drill", "study_settings", "join_class",
+    "signup", "password_reset", "password_reset_confirm", "login", "attempt_question", "study_deck", "review_due", "drill", "study_settings", "join_class",
     "join_class_with_code", "new_pool", "pool", "new_assignment", "assignment", "import_content", "import_preview",
     "new_question", "edit_question", "delete_question", "delete_set", "new_card", "edit_card", "delete_card", "delete_deck",
     "remove_learner", "archive_classroom", "edit_assignment", "copy_assignment", "delete_assignment", "delete_pool", "exclude_question",

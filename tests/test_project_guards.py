@@ -45,7 +45,9 @@ def test_every_learner_page_has_one_h1_and_a_title(learner_client, learner, ques
         assert_one_h1_and_a_title(response.content.decode())
 
 
-@pytest.mark.parametrize("name", ["login", "signup", "home"])
+@pytest.mark.parametrize(
+    "name", ["login", "signup", "home", "password_reset", "password_reset_done", "password_reset_complete"]
+)
 def test_every_public_page_has_one_h1_and_a_title(client, db, name):
     assert_one_h1_and_a_title(client.get(reverse(name)).content.decode())
 

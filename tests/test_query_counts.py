@@ -133,7 +133,7 @@ def test_starting_an_attempt(learner_client, learner, django_assert_num_queries)
         assert learner_client.post(reverse("start_attempt", args=[question_set.pk])).status_code == 302
 
 
-@pytest.mark.parametrize("name", ["login", "signup"])
+@pytest.mark.parametrize("name", ["login", "signup", "password_reset"])
 def test_account_pages(client, db, name, django_assert_num_queries):
     with django_assert_num_queries(0):  # no session yet, no user, nothing to look up
         assert client.get(reverse(name)).status_code == 200

@@ -8,7 +8,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import connection, models
 from django.db.models import Count, Exists, OuterRef, Q, Subquery, Value
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, Lower
 from django.urls import reverse
 from django.utils import timezone
 
@@ -47,6 +47,12 @@ class User(AbstractUser):
             models.CheckConstraint(
                 condition=Q(desired_retention__gte=0.7, desired_retention__lte=0.97),
                 name="user_desired_retention_range",
+            ),
+            # An email is optional, but one given belongs to one account only, whatever its
+            # letter case: a reset link must reach the one person it was asked for.
+            models.UniqueConstraint(
+                Lower("email"), condition=~Q(email=""), name="user_email_unique_when_given",
+                violation_error_message="Another account already uses this email address.",
             ),
         ]
 

@@ -1,13 +1,17 @@
-"""The learner's account: signing up (rate-limited per address), resetting a password (the
-same), and their study settings. Failed logins are limited by django-axes (see settings)."""
+"""The learner's account: signing up (rate-limited per address), resetting a password by email
+(rate-limited per address and per email typed; Django's views and tokens), and their study
+settings. Failed logins are limited by django-axes (see settings)."""
 
 import logging
+from datetime import timedelta
 
+from axes.utils import reset as axes_reset
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.views import LoginView, PasswordResetView
+from django.contrib.auth.views import LoginView, PasswordResetConfirmView, PasswordResetView
+from django.db import IntegrityError, transaction
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
@@ -15,18 +19,42 @@ from django_ratelimit.decorators import ratelimit
 
 from quiz.forms import SignUpForm, StudySettingsForm
 from quiz.progress.calibration import calibration, calibration_chart, learner_reviews
-from quiz.security import address_over_failure_limit
+from quiz.security import address_over_failure_limit, client_address
 from quiz.study import personal, workload
 
 security_log = logging.getLogger("quiz.security")
 
 
-@ratelimit(key="ip", rate=lambda group, request: settings.RATELIMIT_PASSWORD_RESET, method="POST", block=False)
+def typed_email(group, request):
+    # Letter case and spaces do not make another inbox.
+    return request.POST.get("email", "").strip().lower()
+
+
+@ratelimit(group="password-reset-per-address", key="ip", rate=lambda group, request: settings.RATELIMIT_PASSWORD_RESET,
+           method="POST", block=False)
+@ratelimit(group="password-reset-per-email", key=typed_email,
+           rate=lambda group, request: settings.RATELIMIT_PASSWORD_RESET_PER_EMAIL, method="POST", block=False)
 def password_reset(request, *args, **kwargs):
-    """Django's password reset, limited per address: each request sends an email."""
+    """Django's password reset, limited per client address and per email typed: each request may
+    send an email, and neither one machine nor many may flood an inbox. Whether an account has
+    that email is never said: the same "sent" page follows either way (Django's view)."""
     if getattr(request, "limited", False):
-        return rate_limited(request, "Resetting passwords")
-    return PasswordResetView.as_view()(request, *args, **kwargs)
+        return rate_limited(request, "Asking for password reset emails from this network or for this email address")
+    valid_for = timedelta(seconds=settings.PASSWORD_RESET_TIMEOUT)
+    return PasswordResetView.as_view(extra_email_context={"valid_for": valid_for})(request, *args, **kwargs)
+
+
+class PasswordResetConfirm(PasswordResetConfirmView):
+    """Django's "set a new password" page (its tokens: single use, expiring after
+    PASSWORD_RESET_TIMEOUT), which also lifts a lockout from failed logins: the locked-out page
+    offers a new password as the way back in, and whoever followed the link owns the inbox."""
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        axes_reset(username=form.user.get_username())
+        security_log.info("password reset", extra={"event": "password_reset", "username": form.user.get_username(),
+                                                   "address": client_address(self.request)})
+        return response
 
 
 def rate_limited(request, what):
@@ -49,10 +77,16 @@ def signup(request):
     if request.user.is_authenticated:
         return redirect("home")
     if getattr(request, "limited", False):
-        return rate_limited(request, "Creating accounts")
+        return rate_limited(request, "Creating accounts from this network")
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = form.save()
+        try:
+            with transaction.atomic():
+                user = form.save()
+        except IntegrityError:
+            # Someone took the name or the email between the form's check and the insert.
+            form.add_error(None, "That username or email was taken a moment ago. Please choose another.")
+            return render(request, "registration/signup.html", {"form": form})
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}! Your first step is the button under “What to do now”.")
         return redirect("home")
