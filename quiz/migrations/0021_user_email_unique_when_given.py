@@ -25,7 +25,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('auth', '0012_alter_user_first_name_max_length'),
-        ('quiz', '0019_classroom_archived_at'),
+        ('quiz', '0020_mock_exams'),
     ]
 
     operations = [
