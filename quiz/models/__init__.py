@@ -26,10 +26,10 @@ from .content import (
 )
 from .imports import PendingFile, PendingImport
 from .memory import MemoryState, ReviewLog, ScheduleFit, StudyDay
-from .slots import AttemptSlot, shuffled
+from .slots import AttemptSlot, score_by_topic, shuffled
 
 __all__ = [
-    "MAX_SECONDS_PER_QUESTION", "Attempt", "AttemptSlot", "AttemptQuerySet", "shuffled",
+    "MAX_SECONDS_PER_QUESTION", "Attempt", "AttemptSlot", "AttemptQuerySet", "score_by_topic", "shuffled",
     "Card", "Choice", "Deck", "Question", "QuestionSet", "SourceDocument", "Topic", "User", "Visibility", "count_of",
     "MemoryState", "ReviewLog", "ScheduleFit", "StudyDay", "PendingImport", "PendingFile",
     "Assignment", "AssignmentOverride", "Classroom", "Enrollment", "ExcludedQuestion", "QuestionPool", "PoolQuestion", "Rules",
