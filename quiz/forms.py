@@ -82,9 +82,17 @@ class AnswerForm(forms.Form):
 
     def options(self):
         """(number, text, checked) for each choice as shown: texts only, nothing about which is
-        right; the learner's pick is checked again when the page comes back with an error."""
-        picked = self.data.get("choice")
+        right; the learner's pick is checked again when the page comes back with an error, and
+        a saved answer they may still change (deferred feedback) is checked from `initial`."""
+        picked = self.data.get("choice") if self.is_bound else str(self.initial.get("choice"))
         return [(number, text, str(number) == picked) for number, text in enumerate(self.texts, start=1)]
+
+
+class FlagForm(forms.Form):
+    """Flag a question for review, or take the flag off: the state wanted, not a toggle, so a
+    double click or a second tab cannot undo it."""
+
+    flagged = forms.TypedChoiceField(coerce=lambda value: value == "1", choices=[("1", "flag"), ("0", "unflag")])
 
 
 # Longer than this is not thinking time: the learner walked away (Anki caps at 60 s by default).

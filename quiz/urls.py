@@ -40,6 +40,9 @@ urlpatterns = [
     path("sets/<int:set_id>/start/", quizzes.start_attempt, name="start_attempt"),
     path("attempts/<int:attempt_id>/", quizzes.attempt, name="attempt"),
     path("attempts/<int:attempt_id>/questions/<int:position>/", quizzes.attempt_question, name="attempt_question"),
+    path("attempts/<int:attempt_id>/questions/<int:position>/flag/", quizzes.flag_question, name="flag_question"),
+    path("attempts/<int:attempt_id>/summary/", quizzes.attempt_summary, name="attempt_summary"),
+    path("attempts/<int:attempt_id>/submit/", quizzes.attempt_submit, name="attempt_submit"),
     path("attempts/<int:attempt_id>/results/", quizzes.attempt_results, name="attempt_results"),
     # Flashcards, review and drill
     path("decks/<int:deck_id>/", study.deck, name="deck"),

@@ -33,8 +33,11 @@ def question_url(attempt, position):
 
 def answer_all(attempt, right=None, *, now=None):
     """Answer every open slot as the quiz page does; `right` is how many of them (in slot
-    order) to get right, all by default. Returns the attempt, refreshed."""
+    order) to get right, all by default. A deferred-feedback attempt is then submitted, as its
+    learner does with "Submit all and finish" (answering the last question does not finish
+    it). Returns the attempt, refreshed."""
     from quiz.study.answers import submit_answer
+    from quiz.study.catch_up import finish_and_release
 
     slots = list(attempt.slots.filter(answered_at__isnull=True).order_by("position"))
     right = len(slots) if right is None else right
@@ -42,6 +45,8 @@ def answer_all(attempt, right=None, *, now=None):
         number = correct_number(slot) if index < right else wrong_number(slot)
         submit_answer(attempt=attempt, slot=slot, number=number, now=now)
     attempt.refresh_from_db()
+    if not attempt.is_finished and not attempt.shows_feedback_per_question and not attempt.is_past_deadline(now):
+        finish_and_release(attempt, now=now)
     return attempt
 
 
@@ -93,3 +98,13 @@ def answer_at(attempt, slot, right, at):
     if isinstance(slot, int):
         slot = attempt.slots.get(position=slot)
     return submit_answer(attempt=attempt, slot=slot, number=correct_number(slot) if right else wrong_number(slot), now=at)
+
+
+def answer_and_submit(attempt, slot, right, at):
+    """Answer the last open question of a deferred-feedback attempt and submit the attempt at the
+    same moment ("Submit all and finish"): what finishes such an attempt and releases its answers."""
+    from quiz.study.catch_up import finish_and_release
+
+    recorded = answer_at(attempt, slot, right, at)
+    finish_and_release(attempt, now=at)
+    return recorded

@@ -14,11 +14,11 @@ from quiz.models import Attempt, MemoryState, ReviewLog, StudyDay, User
 from quiz.progress.activity import daily_activity, streak
 from quiz.study import scheduling
 from quiz.study.answers import release_visible_answers
-from quiz.study.catch_up import catch_up_learner
+from quiz.study.catch_up import catch_up_learner, finish_and_release
 from quiz.study.queue import Scope
 from quiz.study.scheduling import undo_last
 from tests.factories import make_question_set, make_user, start_attempt
-from tests.helpers import answer_at, rate_item
+from tests.helpers import answer_and_submit, answer_at, rate_item
 
 PARIS, UTC = ZoneInfo("Europe/Paris"), ZoneInfo("UTC")
 MONDAY = datetime(2026, 3, 9, 9, 0, tzinfo=timezone.utc)  # 10:00 in Paris; py-fsrs takes UTC only
@@ -26,7 +26,7 @@ Rating = ReviewLog.Rating
 
 
 def deferred_attempt(user, questions=2):
-    """A deferred-feedback attempt: nothing of it is rated before its last answer."""
+    """A deferred-feedback attempt: nothing of it is rated before it is submitted."""
     return start_attempt(user, make_question_set(questions=questions), feedback=Attempt.Feedback.DEFERRED)
 
 
@@ -39,7 +39,7 @@ def test_a_held_back_answer_is_logged_at_the_time_it_was_given(learner):
     first, last = attempt.slots.order_by("position")
 
     answer_at(attempt, first, right=False, at=MONDAY)
-    answer_at(attempt, last, right=True, at=MONDAY + timedelta(days=2))
+    answer_and_submit(attempt, last, right=True, at=MONDAY + timedelta(days=2))
 
     log = ReviewLog.objects.get(memory__question=first.question)
     assert log.reviewed_at == MONDAY and log.released_at == MONDAY + timedelta(days=2)
@@ -68,7 +68,7 @@ def test_an_answer_released_after_a_later_review_is_replayed_in_answer_order(lea
 
     answer_at(attempt, first, right=first_right, at=MONDAY)
     rate_item(learner, question, tuesday_rating, at=tuesday)
-    answer_at(attempt, last, right=True, at=wednesday)  # finishes the attempt: Monday's answer is released
+    answer_and_submit(attempt, last, right=True, at=wednesday)  # submits the attempt: Monday's answer is released
 
     monday_rating = Rating.GOOD if first_right else Rating.AGAIN
     card, dues = replayed_with_py_fsrs([(MONDAY, monday_rating), (tuesday, tuesday_rating)])
@@ -93,7 +93,7 @@ def test_a_replay_leaves_the_same_memory_and_log_as_answering_in_order(learner, 
     rate_item(learner, slots[0].question, Rating.GOOD, at=moments[2])
     rate_item(learner, slots[1].question, Rating.AGAIN, at=moments[3])
     rate_item(learner, slots[0].question, Rating.HARD, at=moments[4])
-    answer_at(attempt, slots[2], right=True, at=moments[5])
+    answer_and_submit(attempt, slots[2], right=True, at=moments[5])
     # Bob's ratings of the same questions at the same moments, each as it happened.
     for moment, question, rating in [
         (moments[0], slots[0].question, Rating.AGAIN), (moments[1], slots[1].question, Rating.GOOD),
@@ -123,7 +123,7 @@ def test_undo_after_a_replay_restores_the_replayed_state_exactly(learner):
     first, last = attempt.slots.order_by("position")
     tuesday = MONDAY + timedelta(days=1)
     answer_at(attempt, first, right=False, at=MONDAY)
-    answer_at(attempt, last, right=True, at=MONDAY + timedelta(minutes=1))
+    answer_and_submit(attempt, last, right=True, at=MONDAY + timedelta(minutes=1))
     rate_item(learner, first.question, Rating.GOOD, at=tuesday)  # the latest rating: the one Undo takes back
     release_visible_answers(attempt.slots.all(), now=MONDAY + timedelta(days=2))
 
@@ -159,7 +159,7 @@ def test_a_late_release_recounts_the_day_it_was_answered(db):
     daily_activity(user=learner, now=after_midnight)  # counts Monday, held answer not in the log yet
     assert StudyDay.objects.get(user=learner, day=date(2026, 3, 9)).reviews == 0
 
-    answer_at(attempt, last, right=True, at=after_midnight + timedelta(minutes=1))
+    answer_and_submit(attempt, last, right=True, at=after_midnight + timedelta(minutes=1))
 
     noon = datetime(2026, 3, 10, 12, 0, tzinfo=PARIS)
     days = daily_activity(user=learner, now=noon)
@@ -171,7 +171,7 @@ def test_an_assignment_answer_released_next_week_keeps_its_day_on_the_heatmap(le
     attempt = deferred_attempt(learner)
     first, last = attempt.slots.order_by("position")
     answer_at(attempt, first, right=True, at=MONDAY)
-    answer_at(attempt, last, right=True, at=MONDAY + timedelta(minutes=5))
+    answer_and_submit(attempt, last, right=True, at=MONDAY + timedelta(minutes=5))
     Attempt.objects.filter(pk=attempt.pk).update(reveal_at=MONDAY + timedelta(days=7))
     ReviewLog.objects.all().delete()
     attempt.slots.update(scheduled_at=None)
@@ -221,6 +221,7 @@ def test_a_release_replays_only_the_items_reviewed_since_in_two_more_queries(
     slots = list(attempt.slots.order_by("position"))
     for slot in slots:
         answer_at(attempt, slot, right=True, at=MONDAY)
+    finish_and_release(attempt, now=MONDAY)  # submitted; held back until next week
     for slot in slots[:reviewed_since]:
         rate_item(learner, slot.question, Rating.AGAIN, at=MONDAY + timedelta(days=1))
 

@@ -47,6 +47,8 @@ def test_deferred_feedback_schedules_nothing_until_the_attempt_ends(learner, lea
     assert [(row["record"], row["correct"]) for row in rows] == [("answer", "hidden")]
 
     answer_at(attempt, 2, right=True, at=NOW)
+    assert not ReviewLog.objects.exists()  # every question answered, but not submitted yet
+    learner_client.post(reverse("attempt_submit", args=[attempt.pk]))
 
     ratings = sorted(ReviewLog.objects.filter(user=learner).values_list("rating", flat=True))
     assert ratings == [ReviewLog.Rating.AGAIN, ReviewLog.Rating.GOOD]
@@ -115,9 +117,11 @@ def test_a_question_pending_in_two_attempts_is_rated_in_answer_order(learner):
         for n in (1, 2)
     )
     # The attempt started later is answered first (wrong), the earlier one an hour after (right);
-    # each answer finishes its attempt, and neither is released before the catch-up.
+    # each attempt is submitted as it is answered, and neither is released before the catch-up.
     later.record_answer(slot := later.slots.get(), wrong_number(slot), now=NOW)
+    later.finish(now=NOW)
     earlier.record_answer(slot := earlier.slots.get(), correct_number(slot), now=NOW + timedelta(hours=1))
+    earlier.finish(now=NOW + timedelta(hours=1))
 
     assert catch_up_learner(learner, now=NOW + timedelta(hours=2)) == (0, 2)
 

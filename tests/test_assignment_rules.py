@@ -218,6 +218,13 @@ def test_feedback_after_the_due_date_is_in_no_response_before_then(learner, lear
         pages.append(learner_client.get(url).content.decode())
         response = learner_client.post(url, {"choice": wrong_number(slot)}, follow=True)
         pages.append(response.content.decode())
+    # Before submitting: the summary and the confirmation ("Submit all and finish?").
+    before_submit = [
+        learner_client.get(reverse("attempt_summary", args=[attempt.pk])).content.decode(),
+        learner_client.get(reverse("attempt_submit", args=[attempt.pk])).content.decode(),
+    ]
+    assert "unanswered" in before_submit[0] and "Submit all and finish?" in before_submit[1]
+    learner_client.post(reverse("attempt_submit", args=[attempt.pk]))
     pages.append(learner_client.get(reverse("attempt_results", args=[attempt.pk])).content.decode())
     pages.append(learner_client.get(reverse("attempt_question", args=[attempt.pk, 1]), follow=True).content.decode())
     pages.append(learner_client.get(reverse("attempt_list")).content.decode())
@@ -229,7 +236,7 @@ def test_feedback_after_the_due_date_is_in_no_response_before_then(learner, lear
     assert all(slot.stem in page for slot, page in zip(slots, pages[0::2]))
     assert "hidden until" in pages[-4] and assignment.title in pages[-1]
     # ...and none says whether an answer was right.
-    for html in pages:
+    for html in pages + before_submit:
         assert "Correct answer" not in html and "Not quite" not in html and "Correct!" not in html
         for slot in slots:
             assert slot.question.explanation not in html

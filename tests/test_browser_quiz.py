@@ -129,3 +129,83 @@ def test_the_question_page_is_usable_on_a_phone_in_dark_mode(browser, live_serve
     assert no_horizontal_scroll
     assert background == "rgb(18, 19, 23)"
     context.close()
+
+
+def no_sideways_scroll(page):
+    return page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def test_a_deferred_quiz_saves_flags_goes_back_and_submits_after_asking(page):
+    """Feedback at the end, as in Moodle: answer some, flag one, go back, open the summary,
+    submit with confirmation, and land on results with the score and the next steps first."""
+    call_command("import_questions", str(SEED), verbosity=0)
+    sign_up(page, "deferred")
+    page.locator("select[name=feedback]").first.select_option("deferred")
+    page.get_by_role("button", name="Start quiz").first.click()
+    expect_question(page, 1)
+    page.wait_for_load_state("load")
+    page.evaluate("window.stillTheSamePage = true")
+    title = Attempt.objects.get(user__username="deferred").display_title
+
+    # Question 1 wrong, question 2 right: each save moves on and says it was saved, no verdict.
+    page.locator("#question-card .choice").nth(key_of(page, correct=False) - 1).click()
+    page.get_by_role("button", name="Save and next").click()
+    expect_question(page, 2)
+    expect(page.get_by_test_id("saved-note")).to_have_text("Answer to question 1 saved.")
+    expect(page.locator(".verdict")).to_have_count(0)
+    # The tab's title follows the swapped question (htmx reads the fragment's <title>).
+    assert page.evaluate("document.title") == f"Question 2 of 7 · {title} · Certify"
+    page.keyboard.press(str(key_of(page, correct=True)))
+    page.keyboard.press("Enter")
+    expect_question(page, 3)
+    assert page.evaluate("document.title") == f"Question 3 of 7 · {title} · Certify"
+
+    # Flag question 3 (its own small request), then back to 2 with Previous: the pick is kept.
+    page.get_by_test_id("flag").click()
+    expect(page.get_by_test_id("flag")).to_have_attribute("aria-pressed", "true")
+    page.get_by_role("link", name="Previous").click()
+    expect_question(page, 2)
+    assert page.evaluate("document.title") == f"Question 2 of 7 · {title} · Certify"
+    expect(page.get_by_test_id("answer-saved")).to_be_visible()
+    expect(page.locator("#question-card input[name=choice]:checked")).to_have_count(1)
+    assert page.evaluate("window.stillTheSamePage"), "HTMX swapped the questions, no full page load"
+
+    # Change question 1 from wrong to right (Moodle lets you until the submit).
+    page.get_by_role("link", name="Previous").click()
+    expect_question(page, 1)
+    page.locator("#question-card .choice").nth(key_of(page, correct=True) - 1).click()
+    page.get_by_role("button", name="Save and next").click()
+    expect_question(page, 2)
+
+    # A phone-sized screen: the question page does not scroll sideways.
+    page.set_viewport_size({"width": 320, "height": 700})
+    assert no_sideways_scroll(page)
+
+    # The summary: counts, each question linked, the flag shown, nothing about right or wrong.
+    page.get_by_role("link", name="All questions and submit").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Summary")
+    expect(page.get_by_test_id("answered-count")).to_have_text("2 answered")
+    expect(page.get_by_test_id("unanswered-count")).to_have_text("5 unanswered")
+    expect(page.get_by_test_id("flagged-count")).to_have_text("1 flagged")
+    expect(page.get_by_test_id("summary-item")).to_have_count(7)
+    expect(page.locator(".summary-item.is-flagged")).to_have_count(1)
+    expect(page.locator(".verdict, .is-correct")).to_have_count(0)
+    assert no_sideways_scroll(page)
+
+    # Submit asks first, inline, saying how many are unanswered; then the results.
+    page.get_by_role("link", name="Submit all and finish…").click()
+    expect(page.get_by_test_id("submit-question")).to_contain_text("You have 5 unanswered questions")
+    assert Attempt.objects.get(user__username="deferred").finished_at is None
+    page.get_by_role("button", name="Submit all and finish").click()
+
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Results")
+    expect(page.get_by_test_id("score")).to_contain_text("2 of 7")
+    retake = page.get_by_role("button", name="Retake my mistakes").first
+    expect(retake).to_be_visible()
+    # Score first, and the next steps right under it, not after the whole review.
+    score_top = page.get_by_test_id("score").bounding_box()["y"]
+    assert score_top < retake.bounding_box()["y"] < page.locator(".result-item").first.bounding_box()["y"]
+    assert retake.bounding_box()["y"] < 700
+    assert no_sideways_scroll(page)
+    attempt = Attempt.objects.get(user__username="deferred")
+    assert (attempt.is_finished, attempt.correct_count) == (True, 2)

@@ -14,7 +14,7 @@ from fsrs import Scheduler
 from quiz.models import Attempt, MemoryState, ReviewLog, User
 from quiz.study import scheduling
 from tests.factories import make_deck, make_question_set, make_user, start_attempt
-from tests.helpers import answer_at, rate_item
+from tests.helpers import answer_and_submit, answer_at, rate_item
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=timezone.utc)
 Rating = ReviewLog.Rating
@@ -47,7 +47,7 @@ def test_released_answers_use_their_learners_retention(db):
     attempt = start_attempt(careful, make_question_set(questions=2), feedback=Attempt.Feedback.DEFERRED)
     first, last = attempt.slots.order_by("position")
     answer_at(attempt, first, right=True, at=NOW)
-    answer_at(attempt, last, right=True, at=NOW + timedelta(days=2))
+    answer_and_submit(attempt, last, right=True, at=NOW + timedelta(days=2))
 
     memory = MemoryState.objects.get(user=careful, question=first.question)
     assert memory.due == py_fsrs_dues(0.95, [(NOW, Rating.GOOD)])[0]

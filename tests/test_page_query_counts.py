@@ -52,7 +52,7 @@ PAGES = {
     "join_class": ("learner", lambda w: [], 0),
     "review_answer": ("learner", lambda w: [w["review"].pk], 1),  # the log row, its item and what it showed
     "card_history": ("learner", lambda w: [], 2),  # paginator count; one page of cards with decks
-    "attempt_results": ("learner", None, 2),  # attempt with set and user; slots with questions
+    "attempt_results": ("learner", None, 3),  # attempt with set and user; slots with questions; their topics
     "assignment": ("teacher", lambda w: [w["assignment"].pk], 3),  # assignment; learners to pick; overrides
     "new_assignment": ("teacher", lambda w: [w["classroom"].pk], 2),  # classroom; pools to pick from
     # assignment; learner; any expired attempt to close; the attempts

@@ -71,6 +71,10 @@ URLS = {
     "attempt": ("own", "get", lambda w: [w["attempt"].pk], None),
     "attempt_question": ("own", "get", lambda w: [w["attempt"].pk, 1], None),
     "attempt_results": ("own", "get", lambda w: [w["finished"].pk], None),
+    "flag_question": ("own", "post", lambda w: [w["attempt"].pk, 1], lambda w: {"flagged": "1"}),
+    "attempt_summary": ("own", "get", lambda w: [w["attempt"].pk], None),
+    # GET asks "Submit all and finish?"; POST submits.
+    "attempt_submit": ("own", "get", lambda w: [w["attempt"].pk], None),
     "deck": ("signed_in", "get", lambda w: [w["deck"].pk], None),
     "study_deck": ("signed_in", "get", lambda w: [w["deck"].pk], None),
     "drill": ("signed_in", "get", lambda w: [w["deck"].pk], None),
@@ -141,7 +145,7 @@ PAGES_WITH_A_FORM = {
     "join_class_with_code", "new_pool", "pool", "new_assignment", "assignment", "import_content", "import_preview",
     "new_question", "edit_question", "delete_question", "delete_set", "new_card", "edit_card", "delete_card", "delete_deck",
     "remove_learner", "archive_classroom", "edit_assignment", "copy_assignment", "delete_assignment", "delete_pool", "exclude_question",
-    "mock_exam", "class_mock_exam",
+    "mock_exam", "class_mock_exam", "attempt_submit",
 }
 
 

@@ -105,8 +105,9 @@ def test_answering(learner_client, learner, questions, studied, django_assert_nu
 @pytest.mark.parametrize("questions", [3, 30])
 def test_results_page(learner_client, learner, questions, django_assert_num_queries):
     attempt = answer_all(start_attempt(learner, make_question_set(questions=questions)))
-    # attempt with its set and user; slots with their questions (for the explanations)
-    with django_assert_num_queries(AUTH + 2):
+    # attempt with its set and user; slots with their questions (for the explanations); the
+    # questions' topics, for the score by topic (one prefetch, whatever the number of questions)
+    with django_assert_num_queries(AUTH + 3):
         response = learner_client.get(reverse("attempt_results", args=[attempt.pk]))
     assert response.status_code == 200
 
@@ -155,24 +156,72 @@ def test_answering_the_last_question_finishes_the_attempt_in_the_same_queries(le
 
 
 @pytest.mark.parametrize("questions", [5, 40])
-def test_the_last_answer_of_a_deferred_attempt_releases_every_answer_in_the_same_queries(
+def test_submitting_a_deferred_attempt_releases_every_answer_in_fixed_queries(
     learner_client, learner, questions, django_assert_num_queries
 ):
     attempt = start_attempt(learner, make_question_set(questions=questions), feedback=Attempt.Feedback.DEFERRED)
     slots = list(attempt.slots.select_related("question").order_by("position"))
     rate_item(learner, slots[0].question, ReviewLog.Rating.GOOD)  # one question studied before, the rest new
-    for slot in slots[:-1]:
+    for slot in slots:
         answer_at(attempt, slot, right=slot.position % 2 == 0, at=timezone.now())
     assert not ReviewLog.objects.filter(source=ReviewLog.Source.QUIZ).exists()
+    # The last answer saved no more than any answer: it no longer finishes the attempt.
+    attempt.refresh_from_db()
+    assert not attempt.is_finished
 
-    # The answer's three (its UPDATE finishes the attempt), then the release: the pending slots
-    # read and locked, claimed by one UPDATE; the learner's memory of their questions read and
-    # locked; one INSERT of the new memories, one UPDATE of the studied one, one INSERT of the
-    # log rows. With a savepoint pair, as above.
-    with django_assert_num_queries(AUTH + ANSWER + 6 + 2):
-        learner_client.post(question_url(attempt, questions), {"choice": correct_number(slots[-1])})
+    # The attempt; finishing it: a savepoint pair, the row locked, the right answers counted, its
+    # UPDATE, and the row read back; then the release: anything pending, a savepoint pair, the
+    # pending slots read and locked, claimed by one UPDATE; the learner's memory of their
+    # questions read and locked; one INSERT of the new memories, one UPDATE of the studied one,
+    # one INSERT of the log rows.
+    with django_assert_num_queries(AUTH + 1 + 6 + 1 + 2 + 6):
+        learner_client.post(reverse("attempt_submit", args=[attempt.pk]))
 
     quiz_logs = ReviewLog.objects.filter(user=learner, source=ReviewLog.Source.QUIZ)
     assert quiz_logs.count() == questions == attempt.slots.filter(scheduled_at__isnull=False).count()
     assert MemoryState.objects.get(user=learner, question=slots[0].question).reps == 2
     assert quiz_logs.filter(was_new=True).count() == questions - 1
+
+
+def test_the_last_answer_of_a_deferred_attempt_costs_what_any_answer_does(learner_client, learner, django_assert_num_queries):
+    attempt = start_attempt(learner, make_question_set(questions=3), feedback=Attempt.Feedback.DEFERRED)
+    slots = list(attempt.slots.order_by("position"))
+    for slot in slots[:2]:
+        answer_at(attempt, slot, right=True, at=timezone.now())
+
+    # The answer's three, and the savepoint pair; nothing released: the learner submits later.
+    with django_assert_num_queries(AUTH + ANSWER + 2):
+        learner_client.post(question_url(attempt, 3), {"choice": correct_number(slots[2])})
+
+    assert attempt.slots.filter(answered_at__isnull=False).count() == 3
+
+
+def test_changing_a_deferred_answer_costs_what_any_answer_does(learner_client, learner, django_assert_num_queries):
+    attempt = start_attempt(learner, make_question_set(questions=3), feedback=Attempt.Feedback.DEFERRED)
+    slot = attempt.slots.get(position=1)
+    answer_at(attempt, slot, right=False, at=timezone.now())
+
+    with django_assert_num_queries(AUTH + ANSWER + 2):
+        learner_client.post(question_url(attempt, 1), {"choice": correct_number(slot)})
+
+    slot.refresh_from_db()
+    assert slot.is_correct
+
+
+def test_flagging_a_question_is_one_update(learner_client, learner, django_assert_num_queries):
+    attempt = start_attempt(learner, make_question_set(questions=30), feedback=Attempt.Feedback.DEFERRED)
+    # the slot's UPDATE, guarded by the learner and the attempt being open
+    with django_assert_num_queries(AUTH + 1):
+        learner_client.post(reverse("flag_question", args=[attempt.pk, 2]), {"flagged": "1"})
+    assert attempt.slots.get(position=2).flagged
+
+
+@pytest.mark.parametrize("questions", [3, 30])
+def test_the_summary_before_submitting(learner_client, learner, questions, django_assert_num_queries):
+    attempt = start_attempt(learner, make_question_set(questions=questions), feedback=Attempt.Feedback.DEFERRED)
+    # the attempt with its set; its slots
+    with django_assert_num_queries(AUTH + 2):
+        assert learner_client.get(reverse("attempt_summary", args=[attempt.pk])).status_code == 200
+    # the attempt with its set; its slots, to count them
+    with django_assert_num_queries(AUTH + 2):
+        assert learner_client.get(reverse("attempt_submit", args=[attempt.pk])).status_code == 200

@@ -114,7 +114,10 @@ def test_answering_with_htmx_returns_only_the_feedback_fragment(learner_client, 
 
     html = response.content.decode()
     assert response.status_code == 200
-    assert html.lstrip().startswith('<section id="question-card"')
+    # The page's <title> first (htmx sets the tab's title from it), then the card.
+    title, card = html.strip().split("\n", 1)
+    assert title == f"<title>Question 1 of 3 · {question_set.title} · Certify</title>"
+    assert card.lstrip().startswith('<section id="question-card"')
     assert "<html" not in html
     assert "Correct!" in html
     assert response.headers["HX-Push-Url"] == question_url(attempt, 1)
@@ -183,28 +186,41 @@ def test_deferred_feedback_moves_on_without_revealing_the_answer(learner_client,
     response = learner_client.post(question_url(attempt, 1), {"choice": wrong_number(slot)}, follow=True)
 
     html = response.content.decode()
-    assert response.redirect_chain[-1][0] == question_url(attempt, 2)
+    assert response.redirect_chain[-1][0] == question_url(attempt, 2) + "?saved=1"
+    assert "Answer to question 1 saved." in html
     assert "Not quite." not in html and "Correct answer" not in html
-    assert learner_client.get(question_url(attempt, 1)).url == reverse("attempt", args=[attempt.pk])
+    # Back on question 1: the saved pick, still changeable, and nothing about whether it is right.
+    again = learner_client.get(question_url(attempt, 1)).content.decode()
+    assert f'name="choice" value="{wrong_number(slot)}" required checked' in again
+    assert "Answer saved. You can change it until you submit the attempt." in again
+    assert "Not quite." not in again and "is-correct" not in again
 
 
-def test_deferred_feedback_shows_everything_on_the_results(learner_client, learner, question_set):
+def test_answering_every_deferred_question_leads_to_the_summary_not_the_results(learner_client, learner, question_set):
     attempt = start_attempt(learner, question_set, feedback=Attempt.Feedback.DEFERRED)
     for slot in attempt.slots.order_by("position"):
         response = learner_client.post(question_url(attempt, slot.position), {"choice": correct_number(slot)})
 
-    assert response.url == reverse("attempt", args=[attempt.pk])
-    assert learner_client.get(response.url).url == reverse("attempt_results", args=[attempt.pk])
+    assert response.url == reverse("attempt_summary", args=[attempt.pk]) + "?saved=3"
+    assert learner_client.get(reverse("attempt", args=[attempt.pk])).url == reverse("attempt_summary", args=[attempt.pk])
+    attempt.refresh_from_db()
+    assert not attempt.is_finished
+
+    response = learner_client.post(reverse("attempt_submit", args=[attempt.pk]))
+
+    assert response.url == reverse("attempt_results", args=[attempt.pk])
+    html = learner_client.get(response.url).content.decode()
+    assert "3 of 3" in html and html.count("Correct!") == 3
 
 
-def test_the_last_deferred_answer_sends_htmx_to_the_results_page(learner_client, learner, db):
+def test_the_last_deferred_answer_sends_htmx_to_the_summary_page(learner_client, learner, db):
     question_set = make_question_set(questions=1)
     attempt = start_attempt(learner, question_set, feedback=Attempt.Feedback.DEFERRED)
     slot = attempt.slots.get()
 
     response = learner_client.post(question_url(attempt, 1), {"choice": correct_number(slot)}, follow=True, **HTMX)
 
-    assert response.headers["HX-Redirect"] == reverse("attempt_results", args=[attempt.pk])
+    assert response.headers["HX-Redirect"] == reverse("attempt_summary", args=[attempt.pk]) + "?saved=1"
 
 
 def test_a_question_of_a_finished_attempt_left_unanswered_goes_to_results(learner_client, learner, question_set):

@@ -24,7 +24,7 @@ from quiz.models import (
 )
 from quiz.study import scheduling
 from quiz.study.answers import submit_answer
-from quiz.study.catch_up import catch_up_learner
+from quiz.study.catch_up import catch_up_learner, finish_and_release
 from quiz.teaching import rules
 from tests.class_factories import make_assignment, make_classroom
 from tests.factories import make_deck, make_question_set, make_topic, start_attempt
@@ -163,7 +163,7 @@ def test_catching_up_from_several_requests_releases_each_answer_once(learner):
 
 
 def test_last_answers_and_catch_ups_at_once_release_each_answer_once_in_order(learner):
-    """Deferred attempts over the same questions finish at the same instant as catch-ups run:
+    """Deferred attempts over the same questions are submitted at the same instant as catch-ups run:
     every answer is rated exactly once, each question's memory holds every rating."""
     questions = make_question_set(questions=3).questions.all()
     attempts = [
@@ -180,7 +180,9 @@ def test_last_answers_and_catch_ups_at_once_release_each_answer_once_in_order(le
             return catch_up_learner(User.objects.get(pk=learner.pk))
         attempt = Attempt.objects.select_related("user").get(pk=attempts[index // 2].pk)
         slot = attempt.slots.select_related("question").get(position=3)
-        return submit_answer(attempt=attempt, slot=slot, number=wrong_number(slot))
+        recorded = submit_answer(attempt=attempt, slot=slot, number=wrong_number(slot))
+        finish_and_release(attempt)  # "Submit all and finish" right after the last answer
+        return recorded
 
     results, errors = race(act)
 

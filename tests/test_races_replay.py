@@ -12,6 +12,7 @@ from django.utils import timezone
 from quiz.models import Attempt, MemoryState, User
 from quiz.study import bulk, scheduling
 from quiz.study.answers import submit_answer
+from quiz.study.catch_up import finish_and_release
 from tests.factories import make_question_set
 from tests.helpers import correct_number, wrong_number
 from tests.test_races import THREADS, race
@@ -39,7 +40,9 @@ def test_late_releases_and_new_reviews_at_once_leave_the_replay_of_the_log(learn
                                    item=question, rating=3, source="review")
         attempt = Attempt.objects.select_related("user").get(pk=attempts[index // 2].pk)
         slot = attempt.slots.select_related("question").exclude(question=question).get()
-        return submit_answer(attempt=attempt, slot=slot, number=correct_number(slot))  # finishes and releases
+        recorded = submit_answer(attempt=attempt, slot=slot, number=correct_number(slot))
+        finish_and_release(attempt)  # "Submit all and finish": releases both answers
+        return recorded
 
     results, errors = race(act)
 

@@ -27,10 +27,10 @@ from .content import (
 from .imports import PendingFile, PendingImport
 from .memory import MemoryState, ReviewLog, ScheduleFit, StudyDay
 from .mock_exams import ExamBlueprint, MockExam
-from .slots import AttemptSlot, shuffled
+from .slots import AttemptSlot, score_by_topic, shuffled
 
 __all__ = [
-    "MAX_SECONDS_PER_QUESTION", "Attempt", "AttemptSlot", "AttemptQuerySet", "shuffled",
+    "MAX_SECONDS_PER_QUESTION", "Attempt", "AttemptSlot", "AttemptQuerySet", "score_by_topic", "shuffled",
     "Card", "Choice", "Deck", "Question", "QuestionSet", "SourceDocument", "Topic", "User", "Visibility", "count_of",
     "ExamBlueprint", "MemoryState", "MockExam", "ReviewLog", "ScheduleFit", "StudyDay", "PendingImport", "PendingFile",
     "Assignment", "AssignmentOverride", "Classroom", "Enrollment", "ExcludedQuestion", "QuestionPool", "PoolQuestion", "Rules",

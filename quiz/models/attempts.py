@@ -5,7 +5,7 @@ import random
 
 from django.db import IntegrityError, models, transaction
 from django.db.models import Count, F, OuterRef, Q, Subquery, prefetch_related_objects
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, Least
 from django.urls import reverse
 from django.utils import timezone
 
@@ -261,6 +261,13 @@ class Attempt(models.Model):
         (double click, back button, two tabs) changes nothing. `claim` also marks the answer as
         entering the memory queue (when its feedback is shown at once).
 
+        Deferred feedback works as Moodle's: the learner may change an answer until they submit
+        the attempt (`finish`), and answering every question does not submit it. A change
+        overwrites the slot's one answer (the same row, so nothing is counted twice), under the
+        same lock of the open attempt that `finish` takes before it counts the score; the time
+        spent adds up. Such answers are not in the memory queue yet (they enter it when the
+        attempt is finished), so a change has nothing else to undo.
+
         `slot.unanswered_in_attempt`, when the page's query annotated it, saves a count.
         `savepoint=False` is for a caller whose own transaction holds only this answer
         (`submit_answer`): a refusal then rolls that whole transaction back, two queries fewer.
@@ -272,10 +279,11 @@ class Attempt(models.Model):
             self.finish(now=now)  # time is up: the answer is refused and the attempt closes
             return False
         shown = slot.shown_choices[number - 1]
+        changeable = not self.shows_feedback_per_question  # deferred: until the learner submits
         left = getattr(slot, "unanswered_in_attempt", None)
-        if left is None:
+        if left is None and not changeable:
             left = self.slots.filter(answered_at__isnull=True).count()
-        last = left == 1 and slot.answered_at is None
+        last = not changeable and left == 1 and slot.answered_at is None
         with transaction.atomic(savepoint=savepoint):
             if not self._lock_if_open(now, last_answer_correct=shown["correct"] if last else None):
                 return False  # closed meanwhile (its deadline passed, or it was submitted elsewhere)
@@ -285,16 +293,22 @@ class Attempt(models.Model):
                 "chosen_index": number,
                 "is_correct": shown["correct"],
                 "answered_at": now,
-                "seconds_spent": seconds,
                 "scheduled_at": now if claim else None,
             }
-            unanswered = AttemptSlot.objects.filter(pk=slot.pk, answered_at__isnull=True)
-            recorded = unanswered.update(chosen_choice=Choice.id_if_still_there(shown["id"]), **answer)
+            if changeable:
+                # Never one already in the memory queue (none is while the attempt is open).
+                writable = AttemptSlot.objects.filter(pk=slot.pk, scheduled_at__isnull=True)
+                spent = Least(Coalesce(F("seconds_spent"), 0) + seconds, MAX_SECONDS_PER_QUESTION)
+            else:
+                writable = AttemptSlot.objects.filter(pk=slot.pk, answered_at__isnull=True)
+                spent = seconds
+            recorded = writable.update(chosen_choice=Choice.id_if_still_there(shown["id"]), **answer, seconds_spent=spent)
             if not recorded:
                 transaction.set_rollback(True)  # answered already: the attempt stays as it was
                 return False
         for name, value in answer.items():
             setattr(slot, name, value)
+        slot.seconds_spent = min((slot.seconds_spent or 0) + seconds, MAX_SECONDS_PER_QUESTION) if changeable else seconds
         slot.chosen_choice_id = shown["id"]
         self.last_answered_at = now
         if last:

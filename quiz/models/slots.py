@@ -13,6 +13,14 @@ def shuffled(items, rng):
 
 
 class SlotQuerySet(models.QuerySet):
+    def set_flag(self, *, user, attempt_id, position, flagged):
+        """Flag (or unflag) a question of the learner's own open attempt: one UPDATE, which
+        says by its count whether there was such a question to flag (0: not theirs, no such
+        position, or the attempt is finished)."""
+        return self.filter(
+            attempt_id=attempt_id, attempt__user=user, attempt__finished_at__isnull=True, position=position
+        ).update(flagged=flagged)
+
     def with_exclusion_flag(self):
         """Annotate `is_excluded`: the instructor excluded the slot's question from its assignment."""
         from .classes import ExcludedQuestion
@@ -44,6 +52,9 @@ class AttemptSlot(models.Model):
     # When this answer entered the spaced-repetition queue: only once the learner may see its
     # feedback (right away, at the end of the attempt, or after the assignment's due date).
     scheduled_at = models.DateTimeField(null=True, blank=True)
+    # "Flag for review": the learner's own reminder to come back to this question before
+    # submitting (as in Moodle). It says nothing about the answer and never affects the score.
+    flagged = models.BooleanField(default=False)
 
     objects = SlotQuerySet.as_manager()
 
@@ -112,3 +123,18 @@ class AttemptSlot(models.Model):
     @property
     def time_spent(self):
         return None if self.seconds_spent is None else timedelta(seconds=self.seconds_spent)
+
+
+def score_by_topic(slots):
+    """[(topic name, right, counted)] over the slots' questions, by name: each slot counts
+    once for each of its question's topics; an unanswered one counts as not right, one the
+    instructor excluded not at all. The slots must come with `question__topics` prefetched
+    (one query for the whole list) and, in an assignment, annotated `with_exclusion_flag`."""
+    totals = {}
+    for slot in slots:
+        if getattr(slot, "is_excluded", False):
+            continue
+        for topic in slot.question.topics.all():
+            right, counted = totals.get(topic.name, (0, 0))
+            totals[topic.name] = (right + bool(slot.is_correct), counted + 1)
+    return [(name, right, counted) for name, (right, counted) in sorted(totals.items(), key=lambda item: item[0].lower())]

@@ -10,9 +10,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from quiz.forms import AnswerForm, StartAttemptForm
+from quiz.forms import AnswerForm, FlagForm, StartAttemptForm
 from quiz.lib.http import navigate, render_page
-from quiz.models import Attempt, MockExam, Question, QuestionSet, ReviewLog
+from quiz.models import Attempt, AttemptSlot, MockExam, Question, QuestionSet, ReviewLog, score_by_topic
 from quiz.study.answers import submit_answer
 from quiz.study.catch_up import finish_and_release
 
@@ -52,6 +52,9 @@ def attempt(request, attempt_id):
         return navigate(request, results)
     slot = None if attempt.is_finished else attempt.next_unanswered_slot()
     if slot is None:
+        if not attempt.is_finished and not attempt.shows_feedback_per_question:
+            # Deferred feedback: every question answered, still open until "Submit all and finish".
+            return navigate(request, reverse("attempt_summary", args=[attempt.pk]))
         if not attempt.is_finished:  # every slot answered but never closed (two last answers at once)
             finish_and_release(attempt, finished_at=attempt.last_answered_at)
         return navigate(request, results)
@@ -65,6 +68,10 @@ def attempt_question(request, attempt_id, position):
 
     A POST answers and redirects back here (post/redirect/get), so reloads and the back
     button never resubmit; HTMX follows the redirect and swaps in the feedback partial.
+
+    With deferred feedback the form stays, showing the saved answer, until the attempt is
+    submitted: a POST saves (or changes) the answer and goes on to the next question, saying
+    the answer was saved; after the last one, to the summary. Nothing about correctness.
     """
     slot = own_slot_or_404(request, attempt_id, position, answering=request.method == "POST")
     attempt = slot.attempt
@@ -73,8 +80,9 @@ def attempt_question(request, attempt_id, position):
         return navigate(request, results)  # an answer sent after the limit is not recorded
     if attempt.is_finished and not attempt.answers_visible():
         return navigate(request, results)  # the results page says when answers will be shown
-    form = AnswerForm(slot, request.POST if request.method == "POST" else None)
-    if request.method == "POST" and not slot.is_answered:
+    changeable = not attempt.shows_feedback_per_question and not attempt.is_finished
+    form = AnswerForm(slot, request.POST if request.method == "POST" else None, initial={"choice": slot.chosen_index})
+    if request.method == "POST" and (changeable or not slot.is_answered):
         if attempt.is_finished:
             return HttpResponseBadRequest("This attempt is finished; it takes no more answers.")
         if not form.is_valid():
@@ -82,10 +90,11 @@ def attempt_question(request, attempt_id, position):
         if slot.held_back and attempt.assignment_id is None:
             messages.info(request, HELD_BACK)
             return HttpResponseForbidden(HELD_BACK)
-        submit_answer(attempt=attempt, slot=slot, number=form.cleaned_data["choice"], memory=slot.memory)
-    deferred = not attempt.shows_feedback_per_question
-    if slot.is_answered and deferred and (request.method == "POST" or not attempt.is_finished):
-        return redirect(attempt)  # deferred feedback: straight on to the next question or the results
+        recorded = submit_answer(attempt=attempt, slot=slot, number=form.cleaned_data["choice"], memory=slot.memory)
+        if changeable and recorded:
+            return _after_saving(request, attempt, slot)
+    if changeable and request.method == "POST":  # refused: submitted or timed out meanwhile
+        return navigate(request, results)
     if request.method == "POST":
         return redirect("attempt_question", attempt_id=attempt.pk, position=slot.position)
     if attempt.is_finished and not slot.is_answered:
@@ -102,10 +111,92 @@ def _close_if_time_is_up(request, attempt):
     return True
 
 
+def _after_saving(request, attempt, slot):
+    """Deferred feedback: on to the next question, which says this answer was saved (in its
+    address, so a reload still says it and no session write is needed); after the last one,
+    to the summary of what is answered and flagged, where the learner submits."""
+    if slot.position < attempt.question_count:
+        following = reverse("attempt_question", args=[attempt.pk, slot.position + 1])
+        return redirect(f"{following}?saved={slot.position}")
+    summary = reverse("attempt_summary", args=[attempt.pk])
+    return navigate(request, f"{summary}?saved={slot.position}")
+
+
+def _saved_position(request, attempt):
+    """The question whose answer was just saved (the `saved` parameter), if it is one of the attempt's."""
+    value = request.GET.get("saved", "")
+    return int(value) if value.isdigit() and 1 <= int(value) <= attempt.question_count else None
+
+
 def _render_question(request, attempt, slot, form, status=200):
     here = reverse("attempt_question", args=[attempt.pk, slot.position])
-    context = {"attempt": attempt, "slot": slot, "form": form, "here": here}
+    context = {
+        "attempt": attempt, "slot": slot, "form": form, "here": here,
+        # Deferred feedback: the answer may change until the attempt is submitted.
+        "changeable": not attempt.shows_feedback_per_question and not attempt.is_finished,
+        "saved": _saved_position(request, attempt),
+    }
     return render_page(request, "quiz/attempt_question.html", "question-card", context, status=status, push_url=here)
+
+
+@require_POST
+@login_required
+def flag_question(request, attempt_id, position):
+    """Flag a question for review (or unflag it) while the attempt is open: one UPDATE. HTMX
+    swaps in the button's new state; without JavaScript, back to the question."""
+    form = FlagForm(request.POST)
+    if not form.is_valid():
+        return HttpResponseBadRequest("Say whether to flag the question.")
+    flagged = form.cleaned_data["flagged"]
+    if not AttemptSlot.objects.set_flag(user=request.user, attempt_id=attempt_id, position=position, flagged=flagged):
+        slot = own_slot_or_404(request, attempt_id, position)  # only when refused: 404 if not theirs
+        messages.info(request, "This attempt is finished: its flags can no longer change.")
+        return navigate(request, reverse("attempt_results", args=[slot.attempt_id]))
+    if request.htmx:
+        context = {"attempt_id": attempt_id, "position": position, "flagged": flagged}
+        return render_page(request, "quiz/attempt_question.html", "flag-form", context)
+    return redirect("attempt_question", attempt_id=attempt_id, position=position)
+
+
+@require_safe
+@login_required
+def attempt_summary(request, attempt_id):
+    """Before submitting: every question, answered or not and flagged or not, each linking to
+    itself, and the way to "Submit all and finish". Never whether an answer is right."""
+    attempt = own_attempt_or_404(request, attempt_id)
+    results = reverse("attempt_results", args=[attempt.pk])
+    if attempt.is_finished or _close_if_time_is_up(request, attempt):
+        return navigate(request, results)
+    slots = list(attempt.slots.only("attempt_id", "position", "stem", "answered_at", "flagged").order_by("position"))
+    context = {"attempt": attempt, "slots": slots, "counts": _counts(slots), "saved": _saved_position(request, attempt)}
+    return render(request, "quiz/attempt_summary.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def attempt_submit(request, attempt_id):
+    """"Submit all and finish": GET asks first (a page without JavaScript, inline in the summary
+    with HTMX), saying how many questions are unanswered; POST finishes the attempt, the
+    unanswered questions counting as not right. Submitting a finished attempt changes nothing."""
+    attempt = own_attempt_or_404(request, attempt_id)
+    results = reverse("attempt_results", args=[attempt.pk])
+    if attempt.is_finished or _close_if_time_is_up(request, attempt):
+        return navigate(request, results)
+    if request.method == "POST":
+        finish_and_release(attempt)
+        return navigate(request, results)
+    slots = list(attempt.slots.only("attempt_id", "position", "answered_at", "flagged"))
+    context = {"attempt": attempt, "counts": _counts(slots)}
+    return render_page(request, "quiz/attempt_submit.html", "confirm-submit", context)
+
+
+def _counts(slots):
+    answered = sum(slot.is_answered for slot in slots)
+    return {
+        "answered": answered,
+        "unanswered": len(slots) - answered,
+        "flagged": sum(slot.flagged for slot in slots),
+    }
 
 
 @require_safe
@@ -116,9 +207,12 @@ def attempt_results(request, attempt_id):
         return redirect(attempt)
     visible = attempt.answers_visible(timezone.now())
     slots = attempt.slots.select_related("question").with_exclusion_flag()
+    topics = []
     if visible:
-        slots = slots.annotate(later_right=Exists(_later_right_answers(request.user)))
-    context = {"attempt": attempt, "slots": slots, "visible": visible}
+        # One more query, for the score by topic: the slots' questions' topics, all at once.
+        slots = list(slots.annotate(later_right=Exists(_later_right_answers(request.user))).prefetch_related("question__topics"))
+        topics = score_by_topic(slots)
+    context = {"attempt": attempt, "slots": slots, "visible": visible, "topics": topics}
     if visible and attempt.purpose == MockExam.PURPOSE:
         context.update(_mock_exam_comparison(attempt, slots))
     return render(request, "quiz/attempt_results.html", context)
@@ -130,8 +224,7 @@ def _mock_exam_comparison(attempt, slots):
     if mock is None:
         return {}
     mock.attempt = attempt
-    slots = list(slots)
-    return {"slots": slots, "mock_exam": mock, "mock_comparison": mock.compare(slots)}
+    return {"mock_exam": mock, "mock_comparison": mock.compare(slots)}
 
 
 def _later_right_answers(user):

@@ -106,14 +106,23 @@
   }
 })();
 
-// A countdown for timed attempts. Only a display: the server refuses late answers itself.
+// A countdown for timed attempts, and the time taken so far for untimed ones. Only a display:
+// the server refuses late answers itself, and without JavaScript the page shows the deadline.
 (function () {
   "use strict";
+  function minutesAndSeconds(seconds) {
+    return Math.floor(seconds / 60) + ":" + String(seconds % 60).padStart(2, "0");
+  }
   function tick() {
+    document.querySelectorAll("[data-started]").forEach(function (timer) {
+      var taken = Math.max(0, Math.floor((Date.now() - Date.parse(timer.getAttribute("data-started"))) / 1000));
+      var label = timer.querySelector(".timer-elapsed");
+      if (label) label.textContent = minutesAndSeconds(taken);
+    });
     document.querySelectorAll("[data-deadline]").forEach(function (timer) {
       var left = Math.max(0, Math.floor((Date.parse(timer.getAttribute("data-deadline")) - Date.now()) / 1000));
       var label = timer.querySelector(".timer-left");
-      if (label) label.textContent = Math.floor(left / 60) + ":" + String(left % 60).padStart(2, "0") + " left";
+      if (label) label.textContent = " · " + minutesAndSeconds(left) + " left";
       if (left === 0 && !timer.dataset.expired) {
         timer.dataset.expired = "1";
         window.location.reload(); // the server closes the attempt and shows the results
