@@ -178,6 +178,9 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 SILENCED_SYSTEM_CHECKS = []
 if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": REDIS_URL}}
+    # Sessions read from Redis and written through to the database: every request of a signed-in
+    # user (an answer most of all) skips its session query, and a Redis restart signs no one out.
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "django_cache"}}
     # django-ratelimit prefers a cache with atomic increments (Redis). On the database cache two

@@ -5,6 +5,7 @@ query) and checks that the count is the same with little and with a lot of data.
 """
 
 import pytest
+from django.test import Client, override_settings
 from django.urls import reverse
 from django.utils import timezone
 
@@ -100,6 +101,26 @@ def test_answering(learner_client, learner, questions, studied, django_assert_nu
         response = learner_client.post(question_url(attempt, 1), {"choice": correct_number(slot)})
     assert response.status_code == 302
     assert MemoryState.objects.get(user=learner, question=slot.question).reps == 1 + studied
+
+
+@override_settings(
+    # As production runs with REDIS_URL set: a shared cache (here one per process) and sessions
+    # read from it, written through to the database.
+    CACHES={"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}},
+    SESSION_ENGINE="django.contrib.sessions.backends.cached_db",
+)
+def test_answering_with_a_shared_cache_reads_no_session_row(learner, django_assert_num_queries):
+    client = Client()
+    client.force_login(learner)  # the session is written to the cache as well
+    attempt = start_attempt(learner, make_question_set(questions=3))
+    slot = attempt.slots.get(position=1)
+    # The user, the answer's three, the memory and its log, and the BEGIN/COMMIT pair: eight
+    # statements in production, none of them the session.
+    with django_assert_num_queries(1 + ANSWER + 2 + 2) as captured:
+        response = client.post(question_url(attempt, 1), {"choice": correct_number(slot)})
+    assert response.status_code == 302
+    assert not any("django_session" in query["sql"] for query in captured.captured_queries)
+    assert attempt.slots.get(position=1).answered_at is not None
 
 
 @pytest.mark.parametrize("questions", [3, 30])
