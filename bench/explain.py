@@ -155,9 +155,39 @@ def main(analyze=False):
             data = data(last_page.get(user.pk, "")) if callable(data) else data
             n, bad, last_page[user.pk] = check(page, clients[user.pk], method, url, data, analyze)
             checked, flagged = checked + n, flagged + bad
+        batch_checked = check_batch_work(analyze)
         transaction.set_rollback(True)
     print(f"\n{checked} statements of {len(pages)} visits explained; {flagged} scan a growing table sequentially")
+    print(f"{batch_checked} statements of the nightly fit explained (reported, not counted: see check_batch_work)")
     return 1 if flagged else 0
+
+
+def check_batch_work(analyze):
+    """The nightly `optimise_schedules`: choosing whom to fit, and one learner's fit with the
+    replay of their memories when the fit is adopted. Their plans are printed, and a sequential
+    scan is reported but does not fail the run: choosing counts every learner's reviews once a
+    night, which reads the whole log by nature; a fit and its replay read one learner's log
+    through the (user, reviewed_at) and (memory, reviewed_at) indexes."""
+    from quiz.study import personal  # noqa: PLC0415  (after django.setup)
+
+    demo = User.objects.get(username="demo")
+    checked = 0
+    for name, work in (("choose learners to fit", lambda: list(personal.learners_to_fit()[:1000])),
+                       ("fit demo and replay", lambda: personal.optimise(demo))):
+        with CaptureQueriesContext(connection) as captured:
+            work()
+        print(f"{name:<28} {len(captured):>3} queries")
+        for sql in statements(captured):
+            if not sql.lstrip().upper().startswith(("SELECT", "WITH")):
+                continue  # the replay's bulk UPDATEs go by primary key
+            checked += 1
+            plan = explained(sql, analyze)
+            scans = [table for table in GROWING if re.search(rf"Seq Scan on {table}\b", plan)]
+            timing = re.search(r"Execution Time: ([\d.]+) ms", plan)
+            print(f"    {float(timing.group(1)) if timing else 0:8.2f} ms  {sql[:110]}")
+            if scans:
+                print(f"    (reads all of {', '.join(scans)})")
+    return checked
 
 
 if __name__ == "__main__":
