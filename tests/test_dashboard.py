@@ -7,6 +7,7 @@ from unittest import mock
 import pytest
 from django.urls import reverse
 
+from quiz.lib.numbers import percent_of
 from quiz.models import Attempt, MemoryState, ReviewLog
 from quiz.progress.activity import daily_activity, streak
 from quiz.progress.charts import forecast_chart, heatmap
@@ -81,8 +82,12 @@ def test_accuracy_and_recall_by_set_deck_and_topic(learner):
     [networking] = summary.sets
     assert (networking.answers, networking.correct) == (4, 3)
     assert networking.accuracy == 0.75
-    expected = [scheduling.retrievability(m, NOW) for m in MemoryState.objects.filter(kind=Kind.QUESTION)]
-    assert networking.recall == pytest.approx(sum(expected) / 2)
+    # Recall a week ahead, over the questions past their learning steps; the others are "learning".
+    memories = MemoryState.objects.filter(kind=Kind.QUESTION)
+    learnt = [m for m in memories if m.phase == MemoryState.Phase.REVIEW]
+    expected = [scheduling.retrievability(m, NOW + timedelta(days=7)) for m in learnt]
+    assert (networking.items, networking.learning) == (2, 2 - len(learnt))
+    assert networking.recall == (pytest.approx(sum(expected) / len(learnt)) if learnt else None)
     [topic] = summary.topics
     assert (topic.name, topic.answers, topic.correct, topic.items) == ("NVLink", 3, 2, 2)
 
@@ -94,7 +99,7 @@ def test_answers_older_than_thirty_days_leave_accuracy_but_not_recall(learner):
     [mastery] = memory_summary(user=learner, now=NOW).sets
 
     assert mastery.answers == 0 and mastery.accuracy is None
-    assert mastery.items == 1 and 0 < mastery.recall < 1
+    assert mastery.items == 1 and mastery.learning == 1 and mastery.recall is None  # an Again: still learning
 
 
 def test_weakest_comes_first(learner):
@@ -238,7 +243,7 @@ def test_exam_day_recall_and_reviews_per_day(client, learner, clock):
     assert 'data-testid="reviews-per-day">1</strong>' in html
     memory = MemoryState.objects.get(user=learner)
     exam_recall = scheduling.retrievability(memory, datetime(2025, 1, 25, tzinfo=UTC))
-    assert f"<td>Memory</td><td>{round(exam_recall * 100)}%</td>" in html
+    assert f"<td>Memory</td><td>{percent_of(exam_recall)}%</td>" in html
 
 
 def test_a_bad_exam_form_saves_nothing_and_says_why(client, learner):
