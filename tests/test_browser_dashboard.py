@@ -127,7 +127,7 @@ def test_the_charts_have_dated_axes_a_scale_and_legends_and_fit_a_320_px_screen(
     heat = page.get_by_test_id("heatmap")
     expect(heat.locator("text.x-label").first).to_be_visible()
     expect(heat.locator("text.y-label", has_text="Mon")).to_be_visible()
-    # A studied day's square carries its own tooltip text.
+    # Each week column carries its own tooltip text (a <title>, for browsers without JavaScript).
     expect(heat.locator("rect")).not_to_have_count(0)
 
     page.set_viewport_size({"width": 320, "height": 700})

@@ -5,7 +5,7 @@ Pure functions of what `mastery` and `activity` computed: no queries. Bars are d
 empty days as one path, so the page carries a few kilobytes of geometry instead of hundreds of
 elements for the template to render. What makes a chart readable is drawn too: a y-axis with a
 round scale, dates under the bars, a legend, month and weekday labels on the heatmap, and a
-`<title>` per bar and per studied day, the tooltip a browser shows without JavaScript.
+`<title>` per bar and per heatmap week, the tooltip a browser shows without JavaScript.
 
 Each chart also carries its values as one data attribute, which `static/js/charts.js` reads to
 show a tooltip anywhere on it (empty heatmap days too), and the rows its table alternative
@@ -43,7 +43,8 @@ def _safe(parts):
 
 
 def _day(day):
-    return format_date(day, "D j M Y")
+    """A day as a bar's tooltip names it: "Mon 13 Jan" (the chart's description gives the year)."""
+    return format_date(day, "D j M")
 
 
 def _bar(x, y, width, height):
@@ -106,7 +107,7 @@ def _hits(titles):
     """One invisible full-height rectangle per bar, carrying its tooltip as a `<title>`."""
     step = PLOT_WIDTH / len(titles)
     return ['<g class="hits">'] + [
-        f'<rect x="{round(PLOT_LEFT + index * step, 1)}" y="{PLOT_TOP}" width="{round(step, 1)}" height="{PLOT_HEIGHT}">'
+        f'<rect x="{round(PLOT_LEFT + index * step, 1):g}" y="{PLOT_TOP}" width="{round(step, 1):g}" height="{PLOT_HEIGHT}">'
         f"<title>{title}</title></rect>"
         for index, title in enumerate(titles)
     ] + ["</g>"]
@@ -191,29 +192,24 @@ def forecast_chart(summary, today, days=FORECAST_DAYS):
 
 
 def _level(count, peak):
+    """A day's shade: 0 for nothing, then four even steps up to the busiest day."""
     return 0 if not count else min(LEVELS - 1, 1 + (4 * count - 1) // max(peak, 1))
 
 
 def heatmap(activity, user, now, today):
     """53 weeks of days as columns from Monday to Sunday, shaded by how much was studied.
 
-    Empty days are one path; a studied day is a square of its shade with its date and count as a
-    `<title>` (a year of daily study is a few hundred of them, the most this chart draws)."""
+    One path per shade, and one invisible column per week carrying that week's `<title>`: a
+    title per day would be a few hundred elements and tripled the page for a year of study."""
     first = first_heatmap_day(user, now)
     peak = max((day.activity for day in activity.values()), default=0)
-    empty, studied = [], [[] for _ in range(LEVELS)]
+    shades = [[] for _ in range(LEVELS)]
     counts, months = [], {}
     for offset in range((today - first).days + 1):
         day = first + timedelta(days=offset)
         count = activity[day].activity if day in activity else 0
         x, y = HEAT_LEFT + (offset // 7) * CELL, HEAT_TOP + (offset % 7) * CELL
-        if count:
-            noun = "review or answer" if count == 1 else "reviews and answers"
-            studied[_level(count, peak)].append(
-                f'<rect x="{x}" y="{y}" width="{SQUARE}" height="{SQUARE}"><title>{_day(day)}: {count} {noun}</title></rect>'
-            )
-        else:
-            empty.append(f"M{x} {y}h{SQUARE}v{SQUARE}h-{SQUARE}z")
+        shades[_level(count, peak)].append(f"M{x} {y}h{SQUARE}v{SQUARE}h-{SQUARE}z")
         counts.append(count)
         month = months.setdefault(day.replace(day=1), [0, 0])
         month[0] += count
@@ -222,9 +218,9 @@ def heatmap(activity, user, now, today):
     in_range = [day for day in activity.values() if day.date >= first]
     weeks = (len(counts) + 6) // 7
     return {
-        "empty_path": _safe(empty),
-        "levels": [{"level": level, "cells": _safe(cells)} for level, cells in enumerate(studied) if cells],
+        "levels": [{"level": level, "path": _safe(cells)} for level, cells in enumerate(shades) if cells],
         "frame": _safe(_heatmap_labels(first, weeks) + _heatmap_legend(peak, weeks)),
+        "hits": _safe(_week_hits(first, counts)),
         "first": first,
         "last": today,
         "values": _safe(",".join(map(str, counts))),
@@ -239,6 +235,20 @@ def heatmap(activity, user, now, today):
         "busiest": busiest,
         "months": [{"month": month, "reviews": r, "days": d} for month, (r, d) in months.items()],
     }
+
+
+def _week_hits(first, counts):
+    """One invisible rectangle per week column with the week's total as its `<title>`."""
+    parts = ['<g class="hits">']
+    for week in range((len(counts) + 6) // 7):
+        days = counts[7 * week:7 * week + 7]
+        total, active = sum(days), sum(1 for count in days if count)
+        what = f"{total} review{'s' if total != 1 else ''} or answer{'s' if total != 1 else ''} on {active} day{'s' if active != 1 else ''}"
+        parts.append(
+            f'<rect x="{HEAT_LEFT + week * CELL}" y="{HEAT_TOP}" width="{CELL}" height="{len(days) * CELL}">'
+            f"<title>Week of {format_date(first + timedelta(days=7 * week), 'j M Y')}: {what if total else 'no study'}</title></rect>"
+        )
+    return parts + ["</g>"]
 
 
 def _heatmap_labels(first, weeks):
