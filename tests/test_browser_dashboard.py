@@ -2,12 +2,15 @@
 without seeing them, in Chromium."""
 
 import re
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from quiz.models import Attempt
-from tests.factories import PASSWORD, make_question_set, make_topic, make_user
+from tests.factories import PASSWORD, make_deck, make_question_set, make_topic, make_user
+from tests.helpers import rate_item
 
 pytestmark = pytest.mark.browser
 
@@ -65,15 +68,18 @@ def test_the_weakest_topic_leads_into_a_session_and_the_charts_have_text_alterna
     accuracy = page.get_by_test_id("accuracy-chart")
     accuracy.scroll_into_view_if_needed()
     box = accuracy.bounding_box()
-    page.mouse.move(box["x"] + box["width"] - 3, box["y"] + box["height"] - 3)
+    width, left, step = accuracy.evaluate("s => [s.viewBox.baseVal.width, Number(s.dataset.left), Number(s.dataset.step)]")
+    last_bar = left + step * 29.5
+    page.mouse.move(box["x"] + last_bar * box["width"] / width, box["y"] + box["height"] / 2)
     expect(page.locator(".chart-tip")).to_contain_text("4 answers, 2 right")
     heat = page.get_by_test_id("heatmap")
     days = len(heat.get_attribute("data-values").split(","))
     column, row = divmod(days - 1, 7)
     heat.scroll_into_view_if_needed()
     box = heat.bounding_box()
-    scale = box["width"] / (53 * 11)
-    page.mouse.move(box["x"] + (column * 11 + 4) * scale, box["y"] + (row * 11 + 4) * scale)
+    width, left, top = heat.evaluate("s => [s.viewBox.baseVal.width, Number(s.dataset.left), Number(s.dataset.top)]")
+    scale = box["width"] / width
+    page.mouse.move(box["x"] + (left + column * 11 + 4) * scale, box["y"] + (top + row * 11 + 4) * scale)
     expect(page.locator(".chart-tip")).to_contain_text("4 reviews")
     page.mouse.move(0, 0)
     expect(page.locator(".chart-tip")).to_be_hidden()
@@ -87,3 +93,69 @@ def test_the_weakest_topic_leads_into_a_session_and_the_charts_have_text_alterna
     topic_attempt = Attempt.objects.exclude(pk=attempt.pk).get()
     assert topic_attempt.title == "Topic: NVLink"
     assert {slot.question_id for slot in topic_attempt.slots.all()} == {q.pk for q in questions[2:]}
+
+
+def log_in(page, username):
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+
+
+def no_sideways_scroll(page):
+    return page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+
+
+def test_the_charts_have_dated_axes_a_scale_and_legends_and_fit_a_320_px_screen(page):
+    learner = make_user("erin")
+    cards = list(make_deck("Memory", cards=6).cards.all())
+    now = timezone.now()
+    # Study spread over the last months: bars in the last 30 days, squares on the heatmap, reviews ahead.
+    for days_ago, card in zip((70, 40, 12, 5, 2, 1), cards):
+        rate_item(learner, card, 3, now - timedelta(days=days_ago))
+        rate_item(learner, card, 1 if days_ago == 2 else 3, now - timedelta(days=days_ago, hours=-1))
+    log_in(page, "erin")
+
+    page.goto("/")
+    accuracy = page.get_by_test_id("accuracy-chart")
+    expect(accuracy.locator(".legend")).to_contain_text("right")
+    expect(accuracy.locator(".legend")).to_contain_text("wrong")
+    expect(accuracy.locator("text.y-label").first).to_have_text("0")
+    today = now.astimezone(learner.zone).date().strftime("%-d %b")
+    expect(accuracy.locator("text.x-label").last).to_have_text(today)
+    expect(page.get_by_test_id("forecast-chart").locator("text.x-label").first).to_have_text(today)
+    heat = page.get_by_test_id("heatmap")
+    expect(heat.locator("text.x-label").first).to_be_visible()
+    expect(heat.locator("text.y-label", has_text="Mon")).to_be_visible()
+    # Each week column carries its own tooltip text (a <title>, for browsers without JavaScript).
+    expect(heat.locator("rect")).not_to_have_count(0)
+
+    page.set_viewport_size({"width": 320, "height": 700})
+    page.reload()
+    assert no_sideways_scroll(page)
+    for label in (accuracy.locator("text.x-label").last, accuracy.locator("text.y-label").last):
+        label.scroll_into_view_if_needed()
+        assert label.bounding_box()["height"] >= 8  # a date or a number one can read on a phone
+    # The heatmap scrolls inside its own box, its squares at least 8 px, the latest weeks shown first.
+    box = page.locator(".chart-scroll")
+    assert box.evaluate("b => b.scrollWidth > b.clientWidth")
+    width = heat.evaluate("s => s.viewBox.baseVal.width")
+    assert heat.bounding_box()["width"] / width * 9 >= 8
+    latest = heat.locator("text.x-label").last.bounding_box()
+    assert 0 <= latest["x"] < 320, "the box opens on the latest weeks"
+
+
+def test_a_two_line_answer_shows_on_two_lines_even_at_320_px(page):
+    make_user("fay")
+    card = make_deck("Lines", cards=1).cards.get()
+    card.back = "First line\nSecond line"
+    card.save()
+    log_in(page, "fay")
+    page.set_viewport_size({"width": 320, "height": 700})
+
+    page.goto(f"/cards/{card.pk}/")
+    answer = page.locator("dd.as-written").nth(1)
+    expect(answer).to_have_text("First line\nSecond line")
+    line_height = answer.evaluate("e => parseFloat(getComputedStyle(e).lineHeight) || 20")
+    assert answer.bounding_box()["height"] >= 1.8 * line_height
+    assert no_sideways_scroll(page)

@@ -7,13 +7,14 @@ from unittest import mock
 import pytest
 from django.urls import reverse
 
+from quiz.lib.numbers import percent_of
 from quiz.models import Attempt, MemoryState, ReviewLog
 from quiz.progress.activity import daily_activity, streak
 from quiz.progress.charts import forecast_chart, heatmap
 from quiz.progress.mastery import memory_summary
 from quiz.study import scheduling
 from tests.factories import make_deck, make_question_set, make_topic, make_user, start_attempt
-from tests.helpers import answer_at, count_queries, rate_item
+from tests.helpers import answer_all, answer_at, count_queries, rate_item
 
 # 22:00 on Tuesday 14 January in New York (UTC-5): already the 15th in UTC.
 NOW = datetime(2025, 1, 15, 3, 0, tzinfo=UTC)
@@ -81,8 +82,12 @@ def test_accuracy_and_recall_by_set_deck_and_topic(learner):
     [networking] = summary.sets
     assert (networking.answers, networking.correct) == (4, 3)
     assert networking.accuracy == 0.75
-    expected = [scheduling.retrievability(m, NOW) for m in MemoryState.objects.filter(kind=Kind.QUESTION)]
-    assert networking.recall == pytest.approx(sum(expected) / 2)
+    # Recall a week ahead, over the questions past their learning steps; the others are "learning".
+    memories = MemoryState.objects.filter(kind=Kind.QUESTION)
+    learnt = [m for m in memories if m.phase == MemoryState.Phase.REVIEW]
+    expected = [scheduling.retrievability(m, NOW + timedelta(days=7)) for m in learnt]
+    assert (networking.items, networking.learning) == (2, 2 - len(learnt))
+    assert networking.recall == (pytest.approx(sum(expected) / len(learnt)) if learnt else None)
     [topic] = summary.topics
     assert (topic.name, topic.answers, topic.correct, topic.items) == ("NVLink", 3, 2, 2)
 
@@ -94,7 +99,7 @@ def test_answers_older_than_thirty_days_leave_accuracy_but_not_recall(learner):
     [mastery] = memory_summary(user=learner, now=NOW).sets
 
     assert mastery.answers == 0 and mastery.accuracy is None
-    assert mastery.items == 1 and 0 < mastery.recall < 1
+    assert mastery.items == 1 and mastery.learning == 1 and mastery.recall is None  # an Again: still learning
 
 
 def test_weakest_comes_first(learner):
@@ -146,7 +151,8 @@ def test_the_heatmap_is_53_weeks_of_days_ending_today(new_yorker):
     assert grid["first"].weekday() == 0
     assert grid["first"] + timedelta(days=days - 1) == date(2025, 1, 14)
     assert 52 * 7 < days <= 53 * 7
-    assert grid["levels"][0]["path"].count("z") == days  # one empty square per day
+    assert [shade["level"] for shade in grid["levels"]] == [0]
+    assert grid["levels"][0]["path"].count("z") == days  # one empty square per day, all in one path
 
 
 def heatmap_counts(html):
@@ -239,7 +245,7 @@ def test_exam_day_recall_and_reviews_per_day(client, learner, clock):
     assert 'data-testid="reviews-per-day">1</strong>' in html
     memory = MemoryState.objects.get(user=learner)
     exam_recall = scheduling.retrievability(memory, datetime(2025, 1, 25, tzinfo=UTC))
-    assert f"<td>Memory</td><td>{round(exam_recall * 100)}%</td>" in html
+    assert f"<td>Memory</td><td>{percent_of(exam_recall)}%</td>" in html
 
 
 def test_a_bad_exam_form_saves_nothing_and_says_why(client, learner):
@@ -358,3 +364,137 @@ def test_days_follow_daylight_saving_time(new_yorker):
     assert sorted(daily_activity(user=new_yorker, now=NOW)) == [
         datetime(2024, 6, 30).date(), datetime(2024, 11, 30).date()
     ]
+
+
+# --- Figures that mean something to a learner (issue 10) -------------------------------------------
+
+def mastery_figures(html, slug):
+    """The bar width and the figures line of the first row of one mastery group."""
+    group = html.split(f'data-testid="mastery-{slug}"', 1)[1].split("</ul>", 1)[0]
+    width = re.search(r'class="bar-fill" style="width: ([^"]+)"', group).group(1)
+    figures = re.sub(r"\s+", " ", re.search(r'data-testid="mastery-figures">(.*?)</span></span>', group, re.S).group(1))
+    return width, figures
+
+
+def test_seven_wrong_answers_out_of_seven_never_show_full_recall(client, learner, clock):
+    question_set = make_question_set("Networking", questions=7)
+    answer_all(start_attempt(learner, question_set), right=0, now=NOW - timedelta(hours=1))
+
+    html = dashboard(client, learner).content.decode()
+
+    width, figures = mastery_figures(html, "sets")
+    assert width == "0%"  # an empty bar, not a full one
+    assert "100%" not in figures
+    assert figures.startswith("learning · accuracy 0%")
+    assert "7 questions, 7 learning" in figures
+    assert "Recall in 7 days</strong>: the chance you'd remember an item a week from now" in re.sub(r"\s+", " ", html)
+
+
+def test_learnt_items_show_their_recall_a_week_ahead_and_a_bar_that_matches(client, learner, clock):
+    card = make_deck("Memory", cards=1).cards.get()
+    rate_item(learner, card, 3, NOW - timedelta(days=20))
+    MemoryState.objects.filter(user=learner).update(stability=10.0, phase=MemoryState.Phase.REVIEW)
+    memory = MemoryState.objects.get(user=learner)
+    expected = percent_of(scheduling.retrievability(memory, NOW + timedelta(days=7)))
+
+    width, figures = mastery_figures(dashboard(client, learner).content.decode(), "decks")
+
+    assert width == f"{expected}%" and figures.startswith(f"recall in 7 days {expected}%")
+    assert expected < percent_of(scheduling.retrievability(memory, NOW))  # lower than "now"
+
+
+def test_with_an_exam_ahead_recall_is_predicted_for_the_exam_day(client, learner, clock):
+    card = make_deck("Memory", cards=1).cards.get()
+    rate_item(learner, card, 3, NOW - timedelta(days=20))
+    MemoryState.objects.filter(user=learner).update(stability=10.0, phase=MemoryState.Phase.REVIEW)
+    learner.exam_date = date(2025, 2, 14)
+    learner.save()
+    memory = MemoryState.objects.get(user=learner)
+    expected = percent_of(scheduling.retrievability(memory, datetime(2025, 2, 14, tzinfo=UTC)))
+
+    html = dashboard(client, learner).content.decode()
+
+    assert mastery_figures(html, "decks")[1].startswith(f"recall on exam day {expected}%")
+    assert "on your exam day (Feb. 14, 2025)" in html
+
+
+def test_a_deck_counts_its_cards_and_names_its_drill_statements_apart(client, learner, clock):
+    deck = make_deck("Memory", cards=3)
+    for card in deck.cards.all():
+        rate_item(learner, card, 4, NOW - timedelta(days=3))  # Easy: past the learning steps
+        for kind in (Kind.MYTH, Kind.FACT):
+            rate_item(learner, card, 3, NOW - timedelta(days=2), kind=kind)
+    client.post(reverse("exam_settings"), {"exam_date": "2025-01-25", "target_retention": "0.9"})  # logs nobody in
+    learner.exam_date = date(2025, 1, 25)
+    learner.save()
+
+    [mastery] = memory_summary(user=learner, now=NOW).decks
+    html = dashboard(client, learner).content.decode()
+
+    assert (mastery.items, mastery.statements, mastery.learning) == (3, 6, 0)
+    assert "3 cards · 6 myth-or-fact statements)" in mastery_figures(html, "decks")[1]
+    assert "6 item" not in html
+    exam_row = re.search(r"<tr><td>Memory</td>.*?</tr>", html, re.S).group(0)
+    assert "of 3</td></tr>" in exam_row and "0 of 3 cards" in exam_row
+
+
+def test_accuracy_rounds_half_up_on_the_dashboard(client, learner, clock):
+    cards = list(make_deck("Memory", cards=8).cards.all())
+    for number, card in enumerate(cards):
+        rate_item(learner, card, 3 if number < 5 else 1, NOW - timedelta(days=1))  # 5 right of 8
+
+    html = dashboard(client, learner).content.decode()
+
+    assert "accuracy 63%" in mastery_figures(html, "decks")[1]  # 62.5 rounds up, not to even
+    assert "<td>5</td><td>63%</td>" in html  # the accuracy table's share right
+
+
+# --- Charts you can read -------------------------------------------------------------------------
+
+def test_the_charts_have_axes_a_scale_a_legend_and_a_title_per_bar(client, learner, clock):
+    card = make_deck("Memory", cards=1).cards.get()
+    rate_item(learner, card, 3, NOW - timedelta(days=100))
+    rate_item(learner, card, 1, NOW - timedelta(hours=2))
+
+    html = dashboard(client, learner).content.decode()
+    accuracy = re.search(r'<svg class="chart"[^>]*data-testid="accuracy-chart".*?</svg>', html, re.S).group(0)
+    forecast = re.search(r'<svg class="chart"[^>]*data-testid="forecast-chart".*?</svg>', html, re.S).group(0)
+    heat = re.search(r'<svg class="heatmap".*?</svg>', html, re.S).group(0)
+
+    # The y-axis: 0 and 1 answer; the dates under the bars, today's last; the legend.
+    assert re.findall(r'class="y-label"[^>]*>(\d+)<', accuracy) == ["0", "1"]
+    assert re.findall(r'class="x-label"[^>]*>([^<]+)<', accuracy)[-1] == "15 Jan"
+    assert '<text x="' in accuracy and ">right</text>" in accuracy and ">wrong</text>" in accuracy
+    assert accuracy.count("<title>") == 30  # one per day (the chart's own has an id)
+    assert "<title>Wed 15 Jan: 1 answer, 0 right, 1 wrong</title>" in accuracy
+    assert ">next 7 days</text>" in forecast and ">later</text>" in forecast
+    assert re.findall(r'class="x-label"[^>]*>([^<]+)<', forecast)[0] == "15 Jan"
+    # The heatmap: month names above, weekday names beside, a scale, a title per studied day.
+    months = re.findall(r'class="x-label"[^>]*>([^<]+)<', heat)
+    assert "Oct" in months and "Jan ’25" in months
+    assert ">Mon</text>" in heat and ">2 a day</text>" not in heat and ">1 a day</text>" in heat
+    assert "<title>Week of 7 Oct 2024: 1 review or answer on 1 day</title>" in heat
+    assert heat.count("<title>") == 53  # one per week column (the chart's own has an id)
+
+
+def test_empty_charts_say_what_will_appear_and_how(client, learner, clock):
+    html = dashboard(client, learner).content.decode()
+
+    assert "<svg class=\"chart\"" not in html and "<svg class=\"heatmap\"" not in html
+    for testid in ("accuracy-empty", "forecast-empty", "heatmap-empty"):
+        assert f'data-testid="{testid}"' in html
+    assert "Take a quiz or study a deck" in html
+
+
+def test_the_dashboard_stays_small_with_a_year_of_daily_study(client, learner, clock):
+    card = make_deck("Memory", cards=1).cards.get()
+    for day in range(365):
+        rate_item(learner, card, 3, NOW - timedelta(days=day, hours=1))
+
+    html = dashboard(client, learner).content.decode()
+
+    heat = re.search(r'<svg class="heatmap".*?</svg>', html, re.S).group(0)
+    assert heat.count("<path") == 2  # a year of squares in the shades' paths, not one element each
+    assert "<title>Week of 13 Jan 2025: 3 reviews or answers on 3 days</title>" in heat
+    # The whole page: 19 kB before the charts had axes, labels and a tooltip per bar and week.
+    assert len(html) < 36_000

@@ -3,6 +3,7 @@ number of queries for a class of 5 or 500."""
 
 import csv
 import io
+import re
 from datetime import timedelta
 from statistics import mean
 
@@ -72,16 +73,35 @@ def test_only_each_learners_first_attempt_is_analysed(analysed):
     assert q1.answered == 5 and q1.facility == 0.4
 
 
-def test_predicted_recall_per_learner_equals_fsrs(analysed):
+def test_predicted_recall_per_learner_is_a_week_ahead_over_learnt_questions(analysed):
     now = NOW + timedelta(days=3)
+    memories = MemoryState.objects.filter(user__username="learner_a", kind="question").order_by("pk")
+    # Two of learner_a's three questions past their learning steps; the third still learning.
+    MemoryState.objects.filter(pk__in=[m.pk for m in memories[:2]]).update(phase=MemoryState.Phase.REVIEW)
+    MemoryState.objects.filter(pk=memories[2].pk).update(phase=MemoryState.Phase.RELEARNING)
+
     rows = {row.learner.username: row for row in item_analysis.recall_by_learner(assignment=analysed, now=now)}
 
-    memories = MemoryState.objects.filter(user__username="learner_a", kind="question")
-    expected = mean(scheduling.retrievability(m, now) for m in memories)
+    learnt = MemoryState.objects.filter(user__username="learner_a", kind="question", phase=MemoryState.Phase.REVIEW)
+    expected = mean(scheduling.retrievability(m, now + timedelta(days=7)) for m in learnt)
     assert rows["learner_a"].recall == pytest.approx(expected)
-    assert rows["learner_a"].items == 3
+    assert rows["learner_a"].recall < 1
+    assert (rows["learner_a"].items, rows["learner_a"].learning) == (3, 1)
     ordered = [row.recall for row in item_analysis.recall_by_learner(assignment=analysed, now=now)]
-    assert ordered == sorted(ordered)
+    figures = [recall for recall in ordered if recall is not None]
+    assert figures == sorted(figures)
+
+
+def test_a_learner_with_every_question_wrong_shows_learning_not_full_recall(teacher_client, analysed):
+    # Answered, all in their learning steps: FSRS's recall "today" would be 100% for every one.
+    learner = MemoryState.objects.filter(kind="question").values_list("user__username", flat=True).first()
+    MemoryState.objects.filter(user__username=learner).update(phase=MemoryState.Phase.LEARNING)
+
+    html = teacher_client.get(reverse("item_analysis", args=[analysed.pk])).content.decode()
+
+    row = re.search(rf"<td>{learner}</td><td data-testid=\"learner-recall\">([^<]*)</td>", html)
+    assert row and row.group(1) == "learning"
+    assert "Recall in 7 days" in html and "100%" not in row.group(0)
 
 
 def test_the_item_analysis_page_shows_the_figures(teacher_client, analysed):

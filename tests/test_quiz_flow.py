@@ -4,6 +4,7 @@ import random
 import re
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
 
 from quiz.models import Attempt, QuestionSet
@@ -252,3 +253,27 @@ def test_a_page_and_its_htmx_partial_say_they_vary_on_the_htmx_header(learner_cl
     assert "<html" in page.content.decode() and "<html" not in fragment.content.decode()
     for response in (page, fragment):
         assert "HX-Request" in response["Vary"]
+
+
+def test_stems_choices_and_explanations_keep_their_line_breaks(learner_client, learner, db):
+    question_set = make_question_set(questions=1)
+    question = question_set.questions.get()
+    question.stem, question.explanation = "Which port?\n  (two lines)", "Because\nof TCP."
+    question.save()
+    right = question.choices.get(is_correct=True)
+    right.text = "Port 443\nover TLS"
+    right.save()
+    attempt = start_attempt(learner, question_set)
+
+    html = learner_client.get(question_url(attempt, 1)).content.decode()
+    learner_client.post(question_url(attempt, 1), {"choice": attempt.slots.get().correct_number})
+    feedback = learner_client.get(question_url(attempt, 1)).content.decode()
+
+    assert '<h2 class="stem">Which port?\n  (two lines)</h2>' in html
+    assert '<span class="choice-text">Port 443\nover TLS</span>' in html
+    assert '<p class="as-written">Because\nof TCP.</p>' in feedback
+    assert '<span class="choice-text">Port 443\nover TLS</span>' in feedback
+    # ...and the style sheet shows those elements' text as written.
+    css = (settings.BASE_DIR / "static/css/app.css").read_text()
+    rule = re.search(r"\.as-written, \.stem, \.choice-text,[^{]*\{([^}]*)\}", css)
+    assert rule and "white-space: pre-wrap" in rule.group(1) and "overflow-wrap: anywhere" in rule.group(1)

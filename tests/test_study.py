@@ -8,6 +8,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from quiz.lib.numbers import percent_of
 from quiz.models import Attempt, MemoryState, Question, ReviewLog
 from quiz.study import answers, scheduling
 from tests.factories import make_deck, make_question_set, start_attempt
@@ -298,6 +299,37 @@ def test_card_info_lists_my_review_history_only(learner_client, learner, other_l
 
     assert html.count("<td>Hard</td>") == 1
     assert "<td>Easy</td>" not in html
+
+
+def test_card_info_after_again_says_learning_not_full_recall(learner_client, learner, deck):
+    card = deck.cards.first()
+    now = timezone.now()
+    scheduling.rate(user=learner, kind=Kind.CARD, item=card, rating=4, source="study", now=now - timedelta(days=30))
+    scheduling.rate(user=learner, kind=Kind.CARD, item=card, rating=3, source="study", now=now - timedelta(days=10))
+    memory = MemoryState.objects.get(user=learner, card=card)
+    week_ahead = scheduling.retrievability(memory, now + timedelta(days=7))
+
+    before = learner_client.get(reverse("card_info", args=[card.pk])).content.decode()
+    scheduling.rate(user=learner, kind=Kind.CARD, item=card, rating=1, source="study", now=now)  # Again
+    after = learner_client.get(reverse("card_info", args=[card.pk])).content.decode()
+
+    assert f'<td data-testid="recall">{percent_of(week_ahead)}%</td>' in before  # learnt: a week ahead
+    assert '<td data-testid="recall">learning</td>' in after  # FSRS's recall "now" would be 100%
+    assert "Recall in 7 days" in after and "100%" not in after
+
+
+def test_card_text_keeps_its_line_breaks_and_spaces(learner_client, deck):
+    card = deck.cards.first()
+    card.back = "First line\nSecond  line"
+    card.misconception, card.correction = "Myth <b>one</b>\ncontinued", "Because\n\nreasons"
+    card.save()
+
+    html = learner_client.get(reverse("card_info", args=[card.pk])).content.decode()
+
+    assert '<dd class="as-written">First line\nSecond  line</dd>' in html  # as typed, no <br>, no collapse
+    assert '<dd class="as-written">Myth &lt;b&gt;one&lt;/b&gt;\ncontinued</dd>' in html  # still escaped
+    study = learner_client.get(study_url(deck)).content.decode()
+    assert '<p class="card-text card-answer">' in study  # styled as written by its own class
 
 
 def test_retake_my_mistakes_builds_a_quiz_of_the_questions_last_answered_wrong(learner_client, learner):

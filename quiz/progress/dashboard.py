@@ -12,7 +12,7 @@ from quiz.teaching.standing import Status
 
 from .activity import daily_activity, streak
 from .charts import accuracy_chart, forecast_chart, heatmap
-from .mastery import memory_summary, reviews_per_day_needed
+from .mastery import AHEAD, memory_summary, reviews_per_day_needed
 
 
 def dashboard_context(user, sets, decks, now):
@@ -22,7 +22,10 @@ def dashboard_context(user, sets, decks, now):
     lists them for visitors too)."""
     sets, decks = list(sets), list(decks)
     today = now.astimezone(user.zone).date()
-    summary = memory_summary(user=user, now=now, exam_moment=exam_moment(user, now), target=user.target_retention)
+    horizon = recall_horizon(user, now, today)
+    summary = memory_summary(
+        user=user, now=now, exam_moment=exam_moment(user, now), target=user.target_retention, horizon=horizon["moment"]
+    )
     activity = daily_activity(user=user, now=now)
     assignments = rules.learner_assignments(user=user, now=now)
     new_today = activity[today].new_cards if today in activity else 0
@@ -32,6 +35,7 @@ def dashboard_context(user, sets, decks, now):
         "now": now,
         "today": today,
         "summary": summary,
+        "horizon": horizon,
         "due_count": summary.due_now,
         "mistake_count": summary.mistakes,
         "new_cards": sum(deck.new_count for deck in decks),
@@ -62,12 +66,22 @@ def exam_moment(user, now):
     return max(start_of_day(user.exam_date, user.zone), now)
 
 
+def recall_horizon(user, now, today):
+    """When the dashboard's "recall" is predicted for, and what to call it: the learner's exam
+    day when one is ahead, else a week from now. Never now: right after a review FSRS predicts
+    100%, which says nothing about what the learner knows."""
+    if user.exam_date and user.exam_date > today:
+        return {"moment": exam_moment(user, now), "label": "recall on exam day", "exam": True}
+    return {"moment": now + AHEAD, "label": "recall in 7 days", "exam": False}
+
+
 def exam_outlook(user, summary, today, sets):
     groups = [m for m in summary.sets + summary.decks if m.items]
     at_risk = sum(m.at_risk for m in groups)
     return {
         "days_left": (user.exam_date - today).days,
-        "groups": sorted(groups, key=lambda m: m.exam_recall),
+        # Weakest first; groups still all in learning (no recall figure yet) first of all.
+        "groups": sorted(groups, key=lambda m: (m.recall is not None, m.recall or 0)),
         "at_risk": at_risk,
         "per_day": reviews_per_day_needed(at_risk, today, user.exam_date),
         **predicted_scores(summary, sets),

@@ -7,10 +7,20 @@ of answers; the answers themselves are counted per item through the review log's
 (memory, reviewed_at) index:
 
 * mastery per question set, per deck and per topic, one grouped query each: accuracy of
-  recent answers, average predicted recall now and on exam day, items at risk on exam day;
+  recent answers, average predicted recall a week ahead (or on exam day), items still being
+  learnt, items at risk on exam day;
 * the mistakes: questions last answered wrong, as "Retake my mistakes" picks them;
 * the most-missed questions, and the most-believed myths;
 * the due forecast: items due now, and items falling due on each of the next days.
+
+Why "recall in 7 days" and not "recall now": right after any review FSRS predicts a recall of
+1 (no time has passed), so "recall now" read 100% after seven wrong answers out of seven.
+Recall a week ahead (or on the learner's exam day) says something; and an item still in its
+(re)learning steps (just got wrong, or seen once) has no settled memory yet, so it is counted
+as "learning" and kept out of the recall average instead of being given a percentage.
+
+Flashcards and questions are the items; a card's two drill statements (myth and fact) are
+counted apart, as statements, so a 3-card deck shows 3 cards, as "due now" counts them.
 
 Predicted recall is FSRS's forgetting curve, computed in SQL by
 `scheduling.recall_expression` with the scheduler's own parameters, so the dashboard and
@@ -41,6 +51,8 @@ RECENT_DAYS = 30  # accuracy of "recent answers"
 MISSED_DAYS = 90  # window for the most-missed questions
 FORECAST_DAYS = 30
 TOP = 5  # most-missed questions and most-believed myths shown
+AHEAD = scheduling.RECALL_AHEAD  # how far ahead "recall" looks when the learner has no exam date
+UNITS = {"set": "question", "deck": "card", "topic": "item"}
 
 
 @dataclass
@@ -50,11 +62,13 @@ class Mastery:
     dim: str  # "set", "deck" or "topic"
     key: int
     name: str
-    items: int = 0  # studied items with a recall estimate
+    items: int = 0  # studied questions and flashcards (drill statements are `statements`)
+    learning: int = 0  # of which still in their (re)learning steps: no recall figure yet
     answers: int = 0  # answers in the last RECENT_DAYS
     correct: int = 0
-    recall_sum: float = 0.0
-    exam_sum: float = 0.0
+    recall_sum: float = 0.0  # predicted recall at the horizon, summed over the learnt items
+    exam_sum: float = 0.0  # predicted recall on exam day, summed over every studied item
+    statements: int = 0  # myth and fact statements drilled
     at_risk: int = 0  # items predicted below the target on exam day
     has_questions: bool = False
     deck_id: int | None = None  # for a topic with cards only: where to study it
@@ -64,12 +78,18 @@ class Mastery:
         return self.correct / self.answers if self.answers else None
 
     @property
-    def recall(self):
-        return self.recall_sum / self.items if self.items else None
+    def learnt(self):
+        """Studied items past their learning steps: those with a recall figure."""
+        return self.items - self.learning
 
     @property
-    def exam_recall(self):
-        return self.exam_sum / self.items if self.items else None
+    def recall(self):
+        """Mean predicted recall at the horizon (a week ahead or exam day) of the learnt items."""
+        return self.recall_sum / self.learnt if self.learnt else None
+
+    @property
+    def unit(self):
+        return UNITS[self.dim]
 
     @property
     def score(self):
@@ -105,12 +125,13 @@ class MemorySummary:
     myths: list = field(default_factory=list)
 
 
-def memory_summary(*, user, now, exam_moment=None, target=0.9):
-    """Everything the dashboard reads from the memory table (see the module doc for the queries)."""
+def memory_summary(*, user, now, exam_moment=None, target=0.9, horizon=None):
+    """Everything the dashboard reads from the memory table (see the module doc for the queries).
+    `horizon`: the moment "recall" predicts (a week from now unless given)."""
     # Questions an assignment holds back are out of every figure, as they are out of the queue.
     held = Question.objects.held_back_from(user, now).values("pk")
     mine = MemoryState.objects.for_user(user).exclude(question__in=held)
-    numbers = _mastery_numbers(now, exam_moment, target, scheduling.parameters_of(user))
+    numbers = _mastery_numbers(now, horizon or now + AHEAD, exam_moment, target, scheduling.parameters_of(user))
     summary = MemorySummary(
         sets=_set_mastery(mine, numbers),
         decks=_deck_mastery(mine, numbers),
@@ -125,18 +146,23 @@ def memory_summary(*, user, now, exam_moment=None, target=0.9):
 
 # --- Mastery per set, deck and topic ---------------------------------------------------------------
 
-def _mastery_numbers(now, exam_moment, target, parameters):
+def _mastery_numbers(now, horizon, exam_moment, target, parameters):
     """The aggregates of a group of memory states, named as Mastery's fields."""
     recent = ReviewLog.objects.filter(memory=OuterRef("pk"), reviewed_at__gte=now - timedelta(days=RECENT_DAYS))
+    items = Q(kind__in=MemoryState.REVIEW_KINDS)  # a drill statement is counted apart
     # A row without a stability has no recall estimate yet; its answers still count.
-    studied = Q(last_review__isnull=False, stability__gt=0)
+    studied = items & Q(last_review__isnull=False, stability__gt=0)
+    learning = studied & Q(phase__in=MemoryState.LEARNING_PHASES)
+    learnt = studied & ~Q(phase__in=MemoryState.LEARNING_PHASES)
     numbers = {
         "items": Count("pk", filter=studied),
+        "learning": Count("pk", filter=learning),
+        "statements": Count("pk", filter=Q(kind__in=(Kind.MYTH, Kind.FACT))),
         # Answers are counted per item in a subquery: joining the log would repeat each item
         # once per answer and inflate the recall sums.
-        "answers": Sum(count_of(recent)),
-        "correct": Sum(count_of(recent.filter(rating__gt=AGAIN))),
-        "recall_sum": Coalesce(Sum(scheduling.recall_expression(now, parameters), filter=studied), 0.0),
+        "answers": Coalesce(Sum(count_of(recent), filter=items), 0),
+        "correct": Coalesce(Sum(count_of(recent.filter(rating__gt=AGAIN)), filter=items), 0),
+        "recall_sum": Coalesce(Sum(scheduling.recall_expression(horizon, parameters), filter=learnt), 0.0),
     }
     if exam_moment is not None:
         exam_recall = scheduling.recall_expression(exam_moment, parameters)
@@ -145,7 +171,7 @@ def _mastery_numbers(now, exam_moment, target, parameters):
     return numbers
 
 
-NUMBERS = ("items", "answers", "correct", "recall_sum", "exam_sum", "at_risk")
+NUMBERS = ("items", "learning", "statements", "answers", "correct", "recall_sum", "exam_sum", "at_risk")
 
 
 def _mastery(dim, key, name, row, **extra):
@@ -166,7 +192,7 @@ def _set_mastery(mine, numbers):
 
 
 def _deck_mastery(mine, numbers):
-    # A deck's mastery includes its drill statements (myths and facts), not only its flashcards.
+    # A deck's drill statements (myths and facts) are read too, to be counted apart from its cards.
     rows = (
         mine.filter(kind__in=MemoryState.CARD_KINDS)
         .values(deck_id=F("card__deck"), title=F("card__deck__title"))

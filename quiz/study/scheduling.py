@@ -7,7 +7,7 @@ What comes next in a session is `quiz.study.queue`. Functions take keyword argum
 explicit `now`, so tests can run on a fixed clock.
 """
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 
 from django.db import IntegrityError, transaction
@@ -99,6 +99,23 @@ def retrievability(memory, now, scheduler=SCHEDULER):
     if memory is None or memory.last_review is None:
         return None
     return scheduler.get_card_retrievability(to_fsrs(memory, now), now)
+
+
+# What the pages call a learner's "recall" of an item: predicted a week ahead. Right after any
+# review, even an Again, FSRS predicts 100% for the rest of the day, which says nothing.
+RECALL_AHEAD = timedelta(days=7)
+
+
+def is_learning(memory):
+    """Still in its (re)learning steps (seen once, or just got wrong): no settled memory to predict."""
+    return memory is not None and memory.phase in MemoryState.LEARNING_PHASES
+
+
+def recall_ahead(memory, now, scheduler=SCHEDULER):
+    """Predicted recall RECALL_AHEAD from now; None for an item never studied or still learning."""
+    if memory is None or is_learning(memory):
+        return None
+    return retrievability(memory, now + RECALL_AHEAD, scheduler)
 
 
 def next_intervals(memory, now, scheduler=SCHEDULER):

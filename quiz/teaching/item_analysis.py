@@ -1,6 +1,6 @@
 """Item analysis of an assignment, as Moodle's quiz statistics report it: facility, the
 point-biserial correlation, the top/bottom-27% discrimination index, the distractors picked,
-median time per question, and each learner's predicted recall of the assigned questions.
+median time per question, and each learner's predicted recall a week ahead of the assigned questions.
 
 Learners who tie on total score are treated alike, whatever order they started in: the
 point-biserial uses every learner, and the 27% groups split a tie straddling a group's edge
@@ -60,8 +60,9 @@ class ItemStat:
 @dataclass
 class LearnerRecall:
     learner: object
-    recall: float | None  # average predicted recall today of the assigned questions
-    items: int
+    recall: float | None  # average predicted recall a week ahead of the assigned questions they have learnt
+    items: int  # assigned questions studied
+    learning: int = 0  # of which still in their (re)learning steps: no recall figure yet
 
 
 def analysed_attempts(assignment):
@@ -215,9 +216,12 @@ def _item(question, counts, choices, picks, times, correlations, learners):
 
 
 def recall_by_learner(*, assignment, now):
-    """Each learner's average predicted recall today (FSRS) of the assignment's questions. One query
-    for the roster and one aggregate over the memory table."""
+    """Each learner's average predicted recall a week ahead (FSRS, `scheduling.RECALL_AHEAD`) of the
+    assignment's questions they have learnt, and how many are still in their learning steps: recall
+    "today" is 100% right after any answer, even a wrong one. One query for the roster and one
+    aggregate over the memory table."""
     learners = [e.learner for e in assignment.classroom.enrollments.select_related("learner").order_by("learner__username")]
+    learning = Q(phase__in=MemoryState.LEARNING_PHASES)
     rows = (
         MemoryState.objects.filter(
             user__in=[learner.pk for learner in learners],
@@ -226,16 +230,19 @@ def recall_by_learner(*, assignment, now):
             last_review__isnull=False,
         )
         .values("user")
-        .annotate(recall=Avg(scheduling.recall_expression(now)), items=Count("pk"))
+        .annotate(
+            recall=Avg(scheduling.recall_expression(now + scheduling.RECALL_AHEAD), filter=~learning),
+            items=Count("pk"),
+            learning=Count("pk", filter=learning),
+        )
     )
     by_learner = {row["user"]: row for row in rows}
-    return sorted(
-        (
-            LearnerRecall(learner, by_learner.get(learner.pk, {}).get("recall"), by_learner.get(learner.pk, {}).get("items", 0))
-            for learner in learners
-        ),
-        key=lambda r: (r.recall is None, r.recall if r.recall is not None else 0),
+    empty = {"recall": None, "items": 0, "learning": 0}
+    recalls = (
+        LearnerRecall(learner, **{name: by_learner.get(learner.pk, empty)[name] for name in empty}) for learner in learners
     )
+    # Lowest first; a learner with every studied question still in learning before anyone with a figure.
+    return sorted(recalls, key=lambda r: (r.items == 0, r.recall is not None, r.recall or 0))
 
 
 SORTABLE = {"position", "facility", "point_biserial", "discrimination", "answered"}

@@ -291,8 +291,16 @@ def card_info(request, card_id):
     card = get_object_or_404(cards.select_related("deck"), pk=card_id)
     now = timezone.now()
     memories = MemoryState.objects.filter(user=request.user, card=card).order_by("kind")
+    scheduler = scheduling.scheduler_for(request.user)
+    # Recall a week ahead, as the dashboard gives it (see scheduling.RECALL_AHEAD).
     states = [
-        {"memory": m, "recall": scheduling.retrievability(m, now, scheduling.scheduler_for(request.user)), "kind": m.get_kind_display()} for m in memories
+        {
+            "memory": m,
+            "kind": m.get_kind_display(),
+            "learning": scheduling.is_learning(m),
+            "recall": scheduling.recall_ahead(m, now, scheduler),
+        }
+        for m in memories
     ]
     reviews = ReviewLog.objects.filter(user=request.user, memory__card=card).select_related("memory")
     page = Paginator(reviews, settings.QUIZ_PAGE_SIZE).get_page(request.GET.get("page"))

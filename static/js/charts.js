@@ -1,8 +1,10 @@
 // Tooltips for the dashboard's charts. The server draws each chart as a few paths and puts
 // its values in data attributes: data-first (the first day, YYYY-MM-DD), data-values (one per
-// day, comma-separated; "answers/right" for the accuracy chart) and the layout: data-columns
-// (bars side by side) or data-rows and data-cell (the heatmap's weeks as columns of 7 days).
-// Without JavaScript the tables under each chart give the same numbers.
+// day, comma-separated; "answers/right" for the accuracy chart) and the layout: data-columns,
+// data-left and data-step (bars side by side from the plot's left edge) or data-rows, data-cell,
+// data-left and data-top (the heatmap's weeks as columns of 7 days). Without JavaScript each
+// bar and studied day has a <title> the browser shows, and the tables under each chart give the
+// same numbers; with it, those titles give way to this tooltip so two never show at once.
 (function () {
   "use strict";
 
@@ -27,9 +29,17 @@
     var rect = svg.getBoundingClientRect();
     var x = (event.clientX - rect.left) * box.width / rect.width;
     var y = (event.clientY - rect.top) * box.height / rect.height;
-    if (svg.dataset.columns) return Math.floor(x / (box.width / Number(svg.dataset.columns)));
+    x -= Number(svg.dataset.left || 0);
+    y -= Number(svg.dataset.top || 0);
+    if (x < 0 || y < 0) return -1;
+    if (svg.dataset.columns) {
+      var column = Math.floor(x / Number(svg.dataset.step));
+      return column < Number(svg.dataset.columns) ? column : -1;
+    }
     var cell = Number(svg.dataset.cell);
-    return Math.floor(x / cell) * Number(svg.dataset.rows) + Math.floor(y / cell);
+    var row = Math.floor(y / cell);
+    if (row >= Number(svg.dataset.rows)) return -1;
+    return Math.floor(x / cell) * Number(svg.dataset.rows) + row;
   }
 
   function show(svg, event) {
@@ -52,6 +62,7 @@
   }
 
   document.querySelectorAll("svg[data-tip]").forEach(function (svg) {
+    svg.querySelectorAll("rect > title").forEach(function (title) { title.remove(); });
     svg.addEventListener("pointermove", function (event) { show(svg, event); });
     svg.addEventListener("pointerleave", hide);
   });
