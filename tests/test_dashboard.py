@@ -478,12 +478,25 @@ def test_the_charts_have_axes_a_scale_a_legend_and_a_title_per_bar(client, learn
 
 
 def test_empty_charts_say_what_will_appear_and_how(client, learner, clock):
+    # Studied once, two months ago, and not due for a long while: nothing to draw in the last
+    # 30 days nor in the next 30, while the calendar has its one day.
+    card = make_deck("Memory", cards=1).cards.get()
+    rate_item(learner, card, 3, NOW - timedelta(days=60))
+    MemoryState.objects.filter(user=learner).update(due=NOW + timedelta(days=90))
+
     html = dashboard(client, learner).content.decode()
 
-    assert "<svg class=\"chart\"" not in html and "<svg class=\"heatmap\"" not in html
-    for testid in ("accuracy-empty", "forecast-empty", "heatmap-empty"):
+    assert "<svg class=\"chart\"" not in html and "<svg class=\"heatmap\"" in html
+    for testid in ("accuracy-empty", "forecast-empty"):
         assert f'data-testid="{testid}"' in html
     assert "Take a quiz or study a deck" in html
+
+
+def test_a_learner_with_nothing_studied_sees_one_sentence_instead_of_empty_charts(client, learner, clock):
+    html = dashboard(client, learner).content.decode()
+
+    assert 'data-testid="no-progress"' in html
+    assert "<svg class=\"chart\"" not in html and "<svg class=\"heatmap\"" not in html
 
 
 def test_the_dashboard_stays_small_with_a_year_of_daily_study(client, learner, clock):
@@ -496,5 +509,6 @@ def test_the_dashboard_stays_small_with_a_year_of_daily_study(client, learner, c
     heat = re.search(r'<svg class="heatmap".*?</svg>', html, re.S).group(0)
     assert heat.count("<path") == 2  # a year of squares in the shades' paths, not one element each
     assert "<title>Week of 13 Jan 2025: 3 reviews or answers on 3 days</title>" in heat
-    # The whole page: 19 kB before the charts had axes, labels and a tooltip per bar and week.
-    assert len(html) < 36_000
+    # The whole page: 19 kB before the charts had axes, labels and a tooltip per bar and week, and
+    # the home its "What to do now" and library; a tooltip per day would take it to 60 kB.
+    assert len(html) < 40_000
