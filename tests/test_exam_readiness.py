@@ -41,6 +41,24 @@ def test_the_predicted_score_is_the_mean_exam_day_recall_with_unstudied_question
     assert expected < 50
 
 
+def test_the_overall_score_covers_every_set_not_one_page_of_the_home(db, clock, settings, django_assert_max_num_queries):
+    settings.QUIZ_PAGE_SIZE = 2  # the home lists two sets a page; the bank has five
+    learner = make_user("alice", exam_date=EXAM)
+    sets = [make_question_set(f"Set {n}", questions=2) for n in range(5)]
+    studied = sets[4].questions.order_by("pk").first()  # on the last page of the home's list
+    rate_item(learner, studied, 3, NOW - timedelta(days=3))
+    MemoryState.objects.filter(user=learner).update(stability=5.0)
+    recall = scheduling.retrievability(MemoryState.objects.get(user=learner), datetime(2025, 1, 25, tzinfo=UTC))
+
+    client = logged_in(learner)
+    with django_assert_max_num_queries(22):  # the home's fixed count, one grouped query for the bank
+        html = client.get(reverse("home")).content.decode()
+
+    assert f"Predicted score on the day: <strong>{round(recall / 10 * 100)}%</strong>" in html
+    assert "the 5 sets you can practise" in html
+    assert "Set 4</td>" in html  # the studied set is in the table though not on the home's first page
+
+
 def test_the_plan_picks_the_lowest_retention_whose_simulated_exam_day_reaches_the_target(db):
     learner = make_user("alice", exam_date=EXAM, target_retention=0.9, new_cards_per_day=5)
     make_deck("Bank", cards=40)

@@ -6,7 +6,10 @@ in `quiz.teaching.rules` (the learner's assignments); what is left here is arith
 built here: it belongs to the view that handles it.
 """
 
+from django.db.models import Count
+
 from quiz.lib.days import start_of_day
+from quiz.models import Question
 from quiz.teaching import rules
 from quiz.teaching.standing import Status
 
@@ -55,7 +58,7 @@ def dashboard_context(user, sets, decks, now):
     # A newcomer is shown one sentence saying what will appear, not empty charts and lists.
     context["has_progress"] = bool(activity or summary.sets or summary.decks or summary.topics)
     if user.exam_date:
-        context["exam"] = exam_outlook(user, summary, today, sets)
+        context["exam"] = exam_outlook(user, summary, today, questions_by_set(user, now))
     return context
 
 
@@ -75,6 +78,17 @@ def recall_horizon(user, now, today):
     return {"moment": now + AHEAD, "label": "recall in 7 days", "exam": False}
 
 
+def questions_by_set(user, now):
+    """[{"id", "title", "questions"}] of every set the learner may see with current questions
+    they may practise now: the whole bank the exam outlook predicts, not one page of the home's
+    list. One grouped query, bounded by the content, not by history."""
+    questions = Question.objects.visible_to(user).current().practisable_by(user, now).order_by()
+    rows = questions.values("question_set").annotate(questions=Count("pk")).values_list(
+        "question_set", "question_set__title", "questions"
+    )
+    return [{"id": pk, "title": title, "questions": n} for pk, title, n in rows]
+
+
 def exam_outlook(user, summary, today, sets):
     groups = [m for m in summary.sets + summary.decks if m.items]
     at_risk = sum(m.at_risk for m in groups)
@@ -88,18 +102,25 @@ def exam_outlook(user, summary, today, sets):
     }
 
 
+# The exam table lists the weakest sets; the overall score covers every one.
+EXAM_TABLE_ROWS = 10
+
+
 def predicted_scores(summary, sets):
     """The expected share right on exam day per question set and overall: the mean predicted
     recall on that day over all of a set's current questions, a question never studied
-    counting as 0 (nothing predicts it would be recalled)."""
+    counting as 0 (nothing predicts it would be recalled). `sets`: `questions_by_set`."""
     exam_sums = {m.key: m.exam_sum for m in summary.sets}
-    scores = [
-        {"set": s, "score": exam_sums.get(s.pk, 0.0) / s.question_count}
-        for s in sets if s.question_count
-    ]
-    questions = sum(row["set"].question_count for row in scores)
-    overall = sum(exam_sums.get(row["set"].pk, 0.0) for row in scores) / questions if questions else None
-    return {"scores": sorted(scores, key=lambda row: row["score"]), "overall_score": overall}
+    scores = [{"set": s, "score": exam_sums.get(s["id"], 0.0) / s["questions"]} for s in sets if s["questions"]]
+    questions = sum(row["set"]["questions"] for row in scores)
+    overall = sum(exam_sums.get(row["set"]["id"], 0.0) for row in scores) / questions if questions else None
+    scores.sort(key=lambda row: (row["score"], row["set"]["title"]))
+    return {
+        "scores": scores[:EXAM_TABLE_ROWS],
+        "more_sets": max(len(scores) - EXAM_TABLE_ROWS, 0),
+        "set_count": len(scores),
+        "overall_score": overall,
+    }
 
 
 # Self-study suggestions shown after the assigned work and the due reviews: enough to choose
