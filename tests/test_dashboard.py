@@ -12,7 +12,7 @@ from quiz.models import Attempt, MemoryState, ReviewLog
 from quiz.progress.activity import daily_activity, streak
 from quiz.progress.charts import forecast_chart, heatmap
 from quiz.progress.mastery import memory_summary
-from quiz.study import scheduling
+from quiz.study import scheduling, workload
 from tests.factories import make_deck, make_question_set, make_topic, make_user, start_attempt
 from tests.helpers import answer_all, answer_at, count_queries, rate_item
 
@@ -241,8 +241,15 @@ def test_exam_day_recall_and_reviews_per_day(client, learner, clock):
     assert response.status_code == 302
     learner.refresh_from_db()
     assert learner.exam_date == datetime(2025, 1, 25).date()
-    # One item, predicted under 90% on the 25th: one review over 10 days rounds up to 1 a day.
-    assert 'data-testid="reviews-per-day">1</strong>' in html
+    # One item, predicted under 90% on the 25th; the reviews a day come from the simulator,
+    # loaded after the page (a link without JavaScript), never from a rule of thumb.
+    assert "1 studied item would be below your 90% target by then." in html
+    assert f'hx-get="{reverse("exam_plan")}" hx-trigger="load"' in html
+    assert "reviews-per-day" not in html
+    lazy = client.get(reverse("exam_plan"), headers={"HX-Request": "true"}).content.decode()
+    plan = workload.exam_plan(learner, date(2025, 1, 15))
+    assert lazy.lstrip().startswith('<p data-testid="exam-plan">')  # the summary alone, no page around it
+    assert f"<strong>{round(plan.reviews_per_day)}</strong> reviews a day" in lazy
     memory = MemoryState.objects.get(user=learner)
     exam_recall = scheduling.retrievability(memory, datetime(2025, 1, 25, tzinfo=UTC))
     assert f"<td>Memory</td><td>{percent_of(exam_recall)}%</td>" in html

@@ -96,3 +96,17 @@ def test_the_plan_page_shows_the_simulated_reviews_per_day(db, clock):
     plan = workload.exam_plan(learner, date(2025, 1, 15))
     assert f"About <strong>{plan.reviews_per_day:.0f}</strong> reviews a day" in html
     assert f"<strong>{round(plan.retention * 100)}%</strong>" in html
+
+
+def test_the_plan_is_simulated_once_a_day_until_what_it_depends_on_changes(db, monkeypatch):
+    learner = make_user("alice", exam_date=EXAM, target_retention=0.8, new_cards_per_day=5)
+    make_deck("Bank", cards=20)
+    runs = []
+    simulate = fsrs_rs_python.simulate
+    monkeypatch.setattr(workload.simulator, "simulate", lambda *args: runs.append(1) or simulate(*args))
+
+    first = workload.exam_plan(learner, date(2025, 1, 15))
+    simulated = len(runs)
+    assert workload.exam_plan(learner, date(2025, 1, 15)) == first and len(runs) == simulated  # from the cache
+    make_deck("More", cards=5)  # a bigger bank is another plan
+    assert workload.exam_plan(learner, date(2025, 1, 15)).bank == 25 and len(runs) > simulated

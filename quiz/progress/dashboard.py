@@ -15,7 +15,7 @@ from quiz.teaching.standing import Status
 
 from .activity import daily_activity, streak
 from .charts import accuracy_chart, forecast_chart, heatmap
-from .mastery import AHEAD, memory_summary, reviews_per_day_needed
+from .mastery import AHEAD, memory_summary
 
 
 def dashboard_context(user, sets, decks, now):
@@ -97,7 +97,6 @@ def exam_outlook(user, summary, today, sets):
         # Weakest first; groups still all in learning (no recall figure yet) first of all.
         "groups": sorted(groups, key=lambda m: (m.recall is not None, m.recall or 0)),
         "at_risk": at_risk,
-        "per_day": reviews_per_day_needed(at_risk, today, user.exam_date),
         **predicted_scores(summary, sets),
     }
 

@@ -24,13 +24,11 @@ counted apart, as statements, so a 3-card deck shows 3 cards, as "due now" count
 
 Predicted recall is FSRS's forgetting curve, computed in SQL by
 `scheduling.recall_expression` with the scheduler's own parameters, so the dashboard and
-the study pages agree. The exam outlook (`reviews_per_day_needed`) lives here too, as it
-reads nothing but these numbers.
+the study pages agree.
 
 Keyword-only functions with an explicit `now`, so tests run on a fixed clock.
 """
 
-import math
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -305,14 +303,3 @@ def _most_believed_myths(mine):
 
 
 # --- Exam outlook ------------------------------------------------------------------------------------
-
-def reviews_per_day_needed(at_risk, today, exam_date):
-    """A floor on the daily reviews that keep every studied item above the target on exam day.
-
-    Each item predicted below the target on exam day needs at least one more review before it
-    (a successful review raises its stability well past the days left); spread evenly over the
-    days until the exam. None once the exam is today or past."""
-    days = (exam_date - today).days
-    if days <= 0:
-        return None
-    return math.ceil(at_risk / days)

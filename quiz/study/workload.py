@@ -10,6 +10,7 @@ a few tenths of a second, so the Settings page computes them only when asked (it
 from dataclasses import dataclass
 
 import fsrs_rs_python as simulator
+from django.core.cache import cache
 
 from quiz.models import Card, Deck, Question
 
@@ -96,6 +97,19 @@ def exam_plan(user, today):
     if days <= 0:
         return None
     bank = max(1, _bank_size(user))
+    # Cached for the day: the dashboard asks on every visit. Anything the plan depends on is in
+    # the key, so a new exam date, target, limit, fit or bank size computes it again.
+    key = "exam-plan:" + ":".join(map(str, (
+        user.pk, today, user.exam_date, user.target_retention, user.new_cards_per_day, bank,
+        hash(parameters_of(user)),
+    )))
+    return cache.get_or_set(key, lambda: _simulated_plan(user, days, bank), timeout=PLAN_CACHE_SECONDS)
+
+
+PLAN_CACHE_SECONDS = 24 * 60 * 60
+
+
+def _simulated_plan(user, days, bank):
     config = simulation_config(user)
     config.learn_span = days
     config.learn_limit = max(user.new_cards_per_day, -(-bank // days))

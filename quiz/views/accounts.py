@@ -135,4 +135,5 @@ def exam_plan(request):
     """The daily reviews that reach the learner's target on exam day, from the simulator: a few
     dozen simulated runs (tenths of a second for a large bank), so only when asked."""
     today = timezone.now().astimezone(request.user.zone).date()
-    return render(request, "quiz/exam_plan.html", {"plan": workload.exam_plan(request.user, today)})
+    template = "quiz/exam_plan.html#plan-summary" if request.htmx else "quiz/exam_plan.html"  # the dashboard's lazy load
+    return render(request, template, {"plan": workload.exam_plan(request.user, today)})
