@@ -92,6 +92,25 @@ def test_predicted_recall_per_learner_is_a_week_ahead_over_learnt_questions(anal
     assert figures == sorted(figures)
 
 
+def test_a_learner_with_personal_parameters_is_predicted_with_their_own_curve(analysed):
+    now = NOW + timedelta(days=3)
+    learner = User.objects.get(username="learner_a")
+    personal_parameters = list(scheduling.DEFAULT_PARAMETERS)
+    personal_parameters[20] = 0.5  # a much steeper forgetting curve than the default's decay
+    User.objects.filter(pk=learner.pk).update(fsrs_parameters=personal_parameters)
+    MemoryState.objects.filter(user=learner, kind="question").update(phase=MemoryState.Phase.REVIEW)
+    learner.refresh_from_db()
+
+    rows = {row.learner.username: row for row in item_analysis.recall_by_learner(assignment=analysed, now=now)}
+
+    own = scheduling.scheduler_for(learner)
+    memories = MemoryState.objects.filter(user=learner, kind="question")
+    expected = mean(scheduling.retrievability(m, now + timedelta(days=7), own) for m in memories)
+    default = mean(scheduling.retrievability(m, now + timedelta(days=7)) for m in memories)
+    assert rows["learner_a"].recall == pytest.approx(expected)
+    assert abs(expected - default) > 0.005  # the two curves differ here: the test could fail
+
+
 def test_a_learner_with_every_question_wrong_shows_learning_not_full_recall(teacher_client, analysed):
     # Answered, all in their learning steps: FSRS's recall "today" would be 100% for every one.
     learner = MemoryState.objects.filter(kind="question").values_list("user__username", flat=True).first()

@@ -12,7 +12,8 @@ from functools import lru_cache
 
 from django.db import IntegrityError, transaction
 from django.db.models import ExpressionWrapper, F, FloatField, Value
-from django.db.models.functions import Floor, Greatest, Power
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast, Coalesce, Floor, Greatest, Power
 from django.utils import timezone
 from fsrs import Card as FsrsCard
 from fsrs import Rating, Scheduler, State
@@ -277,9 +278,26 @@ def _forget_counted_day(user, moment):
 def recall_expression(now, parameters=DEFAULT_PARAMETERS):
     """FSRS's forgetting curve as SQL: R = (1 + FACTOR * days / stability) ** DECAY, with
     whole elapsed days as py-fsrs counts them, so the database and the library agree.
-    `parameters`: the learner's (their decay is the last one); a class's view uses the defaults."""
+    `parameters`: the learner's (their decay is the last one); for many learners at once see
+    `recall_expression_per_learner`."""
     decay = -parameters[20]
     factor = 0.9 ** (1 / decay) - 1
+    return _curve(now, Value(decay), Value(factor))
+
+
+def recall_expression_per_learner(now):
+    """The forgetting curve of each memory row's own learner: their decay (the last of their
+    FSRS parameters once a personal fit was adopted, the default's otherwise) read from the
+    user row in the query, so a class's figures follow every learner's own curve, as their
+    dashboard does."""
+    own = Cast(KeyTextTransform("20", "user__fsrs_parameters"), FloatField())
+    decay = ExpressionWrapper(-Coalesce(own, Value(DEFAULT_PARAMETERS[20])), output_field=FloatField())
+    factor = ExpressionWrapper(Power(Value(0.9), Value(1.0) / decay) - Value(1.0), output_field=FloatField())
+    return _curve(now, decay, factor)
+
+
+def _curve(now, decay, factor):
+    """R = (1 + factor * days / stability) ** decay, with py-fsrs's whole elapsed days."""
     days = Greatest(Floor(Value(unix_days(now)) - UnixDays(F("last_review"))), Value(0.0))
-    base = ExpressionWrapper(Value(1.0) + Value(factor) * days / F("stability"), output_field=FloatField())
-    return Power(base, Value(decay))
+    base = ExpressionWrapper(Value(1.0) + factor * days / F("stability"), output_field=FloatField())
+    return Power(base, decay)

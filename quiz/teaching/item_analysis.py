@@ -216,7 +216,7 @@ def _item(question, counts, choices, picks, times, correlations, learners):
 
 
 def recall_by_learner(*, assignment, now):
-    """Each learner's average predicted recall a week ahead (FSRS, `scheduling.RECALL_AHEAD`) of the
+    """Each learner's average predicted recall a week ahead (FSRS with their own curve, `scheduling.RECALL_AHEAD`) of the
     assignment's questions they have learnt, and how many are still in their learning steps: recall
     "today" is 100% right after any answer, even a wrong one. One query for the roster and one
     aggregate over the memory table."""
@@ -231,7 +231,7 @@ def recall_by_learner(*, assignment, now):
         )
         .values("user")
         .annotate(
-            recall=Avg(scheduling.recall_expression(now + scheduling.RECALL_AHEAD), filter=~learning),
+            recall=Avg(scheduling.recall_expression_per_learner(now + scheduling.RECALL_AHEAD), filter=~learning),
             items=Count("pk"),
             learning=Count("pk", filter=learning),
         )
