@@ -10,6 +10,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.core.management import call_command
 from django.test import Client, override_settings
+from django.urls import reverse
 from pytest_django.live_server_helper import LiveServer
 
 from tests.page_tour import NOT_PAGES, PAGES, build_world, tour
@@ -35,6 +36,28 @@ STICKING_OUT = """() => [...document.querySelectorAll('body *')].filter(e => {
     }
     return true;
 }).slice(0, 5).map(e => e.outerHTML.slice(0, 200))"""
+# What axe-core leaves to an HTML validator, yet testers met: a reference to an id the page does
+# not have, block content where only phrasing content may go, a list item outside a list.
+MARKUP_PROBLEMS = """() => {
+    const problems = [];
+    const describe = e => e.outerHTML.slice(0, 160);
+    for (const e of document.querySelectorAll('[aria-describedby], [aria-labelledby], [aria-controls]')) {
+        for (const attribute of ['aria-describedby', 'aria-labelledby', 'aria-controls']) {
+            for (const id of (e.getAttribute(attribute) || '').split(/\\s+/).filter(Boolean)) {
+                if (!document.getElementById(id)) problems.push(`${attribute} names a missing #${id}: ${describe(e)}`);
+            }
+        }
+    }
+    const phrasing = ':is(summary, span, a, label, button, em, strong, small, b, i, kbd, code)';
+    const block = ':is(p, div, form, ul, ol, table, section, fieldset)';
+    for (const e of document.querySelectorAll(`${phrasing} > ${block}`)) {
+        problems.push(`<${e.tagName.toLowerCase()}> inside <${e.parentElement.tagName.toLowerCase()}>: ${describe(e.parentElement)}`);
+    }
+    for (const e of document.querySelectorAll('li')) {
+        if (!e.parentElement.matches('ul:not([role]), ol:not([role]), menu, [role=list]')) problems.push(`<li> outside a list: ${describe(e.parentElement)}`);
+    }
+    return problems;
+}"""
 
 
 def test_every_page_of_the_url_conf_is_on_the_tour():
@@ -58,11 +81,18 @@ def world(tour_server, django_db_blocker):
     with django_db_blocker.unblock(), override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
         world = build_world()
         pages = {page.name: page for page in tour(world)}
+        # Each actor has just done something, so every page shows its message list too.
+        actions = {
+            "learner": ("exam_settings", [], {"exam_date": world["learner"].exam_date.isoformat(), "target_retention": "0.9"}),
+            "instructor": ("rename_classroom", [world["classroom"].pk], {"name": world["classroom"].name}),
+        }
         cookies = {"visitor": []}
-        for actor in ("learner", "instructor"):
+        for actor, (url_name, args, data) in actions.items():
             client = Client()
             client.force_login(world[actor])
-            cookies[actor] = [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": tour_server.url}]
+            assert client.post(reverse(url_name, args=args), data).status_code == 302
+            assert "messages" in client.cookies, "the message is in its cookie, for the browser to show"
+            cookies[actor] = [{"name": key, "value": morsel.value, "url": tour_server.url} for key, morsel in client.cookies.items()]
         yield pages, cookies, tour_server.url
         call_command("flush", verbosity=0, interactive=False)
 
@@ -109,9 +139,9 @@ def axe_problems(page):
 @pytest.mark.parametrize("name", list(PAGES))
 def test_no_serious_accessibility_violation(browser, world, name):
     page, errors = open_page(browser, world, name, viewport={"width": 1000, "height": 800})
-    problems = axe_problems(page)
+    problems = axe_problems(page) + page.evaluate(MARKUP_PROBLEMS)
     page.context.close()
-    assert not problems, f"axe-core on {name}:\n" + "\n".join(problems)
+    assert not problems, f"axe-core and markup checks on {name}:\n" + "\n".join(problems)
 
 
 @pytest.mark.parametrize("name", DARK_PAGES)
@@ -120,3 +150,27 @@ def test_no_serious_accessibility_violation_in_dark_mode(browser, world, name):
     problems = axe_problems(page)
     page.context.close()
     assert not problems, f"axe-core on {name} in dark mode:\n" + "\n".join(problems)
+
+
+# Pages with keyboard hints ("Keys 1-4 choose", "Show answer · Space", "Myth M", "Press N for next").
+HINT_PAGES = ["attempt_question", "attempt_question (answered)", "study_deck", "drill"]
+VISIBLE_HINTS = """els => els.filter(e => e.checkVisibility()).map(e => e.textContent.trim())"""
+
+
+def visible_hints(page):
+    hints = page.locator(".kbd-hint, .hint:has(kbd), kbd").evaluate_all(VISIBLE_HINTS)
+    page.context.close()
+    return hints
+
+
+@pytest.mark.parametrize("name", HINT_PAGES)
+def test_keyboard_hints_show_only_where_a_key_does_something(browser, world, name):
+    desktop, _ = open_page(browser, world, name, viewport={"width": 1000, "height": 800})
+    assert visible_hints(desktop), f"{name} shows its keyboard hints on a desktop with JavaScript"
+
+    without_javascript, _ = open_page(browser, world, name, java_script_enabled=False)
+    assert visible_hints(without_javascript) == [], f"{name} shows keyboard hints with JavaScript off"
+
+    phone, _ = open_page(browser, world, name, viewport=PHONE, has_touch=True, is_mobile=True)
+    assert phone.evaluate("matchMedia('(pointer: coarse)').matches"), "the phone is emulated with a touch screen"
+    assert visible_hints(phone) == [], f"{name} shows keyboard hints on a touch screen"
