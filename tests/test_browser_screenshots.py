@@ -36,11 +36,11 @@ def shoot(page, name):
 def test_the_readme_screenshots(page):
     call_command("import_questions", str(SEED), verbosity=0)
     make_user("sam", first_name="Sam")
-    page.set_viewport_size({"width": 800, "height": 600})
+    page.set_viewport_size({"width": 800, "height": 700})
 
     page.goto("/")
     expect(page.get_by_role("heading", level=1)).to_be_visible()
-    expect(page.get_by_role("link", name="Sign up")).to_be_visible()
+    expect(page.get_by_role("navigation", name="Main").get_by_role("link", name="Log in")).to_be_visible()
     shoot(page, "home")
 
     page.goto("/accounts/login/")
@@ -59,16 +59,15 @@ def test_the_readme_screenshots(page):
         page.get_by_role("link", name=re.compile("Next question|See results")).click()
         page.locator(".choice").first.click()
 
-    # A flashcard turned over, its rating buttons below.
+    # A flashcard, before it is turned over (its back is a long paragraph), then rated.
     page.goto("/")
     page.get_by_role("link", name="Open deck").first.click()
     page.get_by_role("link", name="Study", exact=True).click()
     page.wait_for_load_state("load")
+    expect(page.locator(".face-front .card-text")).to_be_visible()
+    shoot(page, "flashcard")
     page.keyboard.press("Space")
     expect(page.locator(".face-back")).to_be_visible()
-    expect(page.get_by_role("button", name=re.compile(r"^Good"))).to_be_visible()
-    page.locator(".face-back").scroll_into_view_if_needed()
-    shoot(page, "flashcard")
     page.get_by_role("button", name=re.compile(r"^Good")).click()
 
     page.goto("/")
