@@ -77,7 +77,8 @@ def tour_server(django_db_setup, django_db_blocker):
 
 @pytest.fixture(scope="module")
 def world(tour_server, django_db_blocker):
-    """The tour's pages by name, and each actor's session cookie; the database emptied after."""
+    """The tour's pages by name, each actor's cookies (session, a message) and the server's address;
+    the database emptied after."""
     with django_db_blocker.unblock(), override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
         world = build_world()
         pages = {page.name: page for page in tour(world)}
@@ -109,8 +110,11 @@ def open_page(browser, world, name, **context_options):
     page.on("pageerror", lambda error: errors.append(str(error)))
     response = page.goto(tour_page.url)
     page.wait_for_load_state("load")
+    where = page.url
+    if response.status != tour_page.status or where != base_url + tour_page.url:
+        context.close()
     assert response.status == tour_page.status, f"{name} ({tour_page.url}) answered {response.status}"
-    assert page.url == base_url + tour_page.url, f"{name} ({tour_page.url}) went to {page.url}"
+    assert where == base_url + tour_page.url, f"{name} ({tour_page.url}) went to {where}"
     return page, errors
 
 
@@ -138,7 +142,7 @@ def axe_problems(page):
 
 @pytest.mark.parametrize("name", list(PAGES))
 def test_no_serious_accessibility_violation(browser, world, name):
-    page, errors = open_page(browser, world, name, viewport={"width": 1000, "height": 800})
+    page, _ = open_page(browser, world, name, viewport={"width": 1000, "height": 800})
     problems = axe_problems(page) + page.evaluate(MARKUP_PROBLEMS)
     page.context.close()
     assert not problems, f"axe-core and markup checks on {name}:\n" + "\n".join(problems)
@@ -146,7 +150,7 @@ def test_no_serious_accessibility_violation(browser, world, name):
 
 @pytest.mark.parametrize("name", DARK_PAGES)
 def test_no_serious_accessibility_violation_in_dark_mode(browser, world, name):
-    page, errors = open_page(browser, world, name, viewport={"width": 1000, "height": 800}, color_scheme="dark")
+    page, _ = open_page(browser, world, name, viewport={"width": 1000, "height": 800}, color_scheme="dark")
     problems = axe_problems(page)
     page.context.close()
     assert not problems, f"axe-core on {name} in dark mode:\n" + "\n".join(problems)
