@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: install run test migrate seed fixture clean serve loadtest bench explain
+.PHONY: install run test migrate seed fixture clean serve loadtest bench explain screenshots
 
 install: $(STAMP)
 
@@ -60,6 +60,11 @@ bench: install
 # scan of a table that grows with history. Writes nothing that lasts (one rolled-back transaction).
 explain: install
 	$(BIN)/python bench/explain.py
+
+# The README's screenshots (docs/screenshots/*.png): the browser test that walks those pages,
+# told to write them. Plain test runs walk the same pages and write nothing.
+screenshots: install
+	SCREENSHOTS=1 $(BIN)/python -m pytest -q -p no:cacheprovider tests/test_browser_screenshots.py
 
 # Rebuild the committed JSON fixture from the source documents (a test checks they agree).
 fixture: install

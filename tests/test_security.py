@@ -204,6 +204,9 @@ def manage(*args, **env):
     environment = {**os.environ, "DJANGO_ENV": "production", "DJANGO_SECRET_KEY": "k3y-for-the-deploy-check-" + "abcdefghijklmnopqrstuvwxyz0123456789",
                    "DJANGO_ALLOWED_HOSTS": "study.example", **env}
     environment.pop("DJANGO_DEBUG", None)
+    # Set in this process by the browser tests for Playwright's event loop (tests/conftest.py),
+    # whichever ran first; a production server never has it.
+    environment.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
     environment.update({key: value for key, value in env.items()})
     return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=environment,
                           capture_output=True, text=True, timeout=120)

@@ -4,6 +4,8 @@
 // answers, Next and Undo all declare their keys in the templates.
 (function () {
   "use strict";
+  // Keyboard hints ("Press N for next") show only once this runs: without it no key does anything.
+  document.documentElement.classList.add("js");
 
   function isTyping(target) {
     if (!target || !target.tagName) return false;

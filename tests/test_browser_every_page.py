@@ -1,0 +1,180 @@
+"""Checks that hold on every page a visitor, a learner and an instructor reach (the tour of
+tests/page_tour.py, one test per page so a failure names it): nothing scrolls sideways on a
+320 px phone, and axe-core finds no critical or serious violation, in light and dark mode.
+
+The data is built once for the module (a page test only reads), then the database is emptied
+as after any transactional test.
+"""
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from django.core.management import call_command
+from django.test import Client, override_settings
+from django.urls import reverse
+from pytest_django.live_server_helper import LiveServer
+
+from tests.page_tour import NOT_PAGES, PAGES, build_world, tour
+from tests.test_permissions import app_url_names
+
+# django_db: so pytest-django sets up the test database even when only these tests run. Each
+# test then runs in a transaction rolled back after it, over the module's data committed before.
+pytestmark = [pytest.mark.browser, pytest.mark.django_db]
+
+PHONE = {"width": 320, "height": 640}
+# A few pages in dark mode too: its colours are a second palette, and these use most of it.
+DARK_PAGES = [
+    "home", "home (visitor)", "attempt_question (answered)", "attempt_results", "study_deck",
+    "gradebook", "item_analysis", "library", "login",
+]
+SERIOUS = {"critical", "serious"}
+# The outermost elements past the right edge of a 320 px screen, leaving out those inside a
+# box that scrolls sideways on its own (a table in its .table-wrap).
+STICKING_OUT = """() => [...document.querySelectorAll('body *')].filter(e => {
+    if (e.getBoundingClientRect().right <= 321 || e.parentElement.getBoundingClientRect().right > 321) return false;
+    for (let box = e.parentElement; box && box !== document.body; box = box.parentElement) {
+        if (getComputedStyle(box).overflowX !== 'visible') return false;
+    }
+    return true;
+}).slice(0, 5).map(e => e.outerHTML.slice(0, 200))"""
+# What axe-core leaves to an HTML validator, yet testers met: a reference to an id the page does
+# not have, block content where only phrasing content may go, a list item outside a list.
+MARKUP_PROBLEMS = """() => {
+    const problems = [];
+    const describe = e => e.outerHTML.slice(0, 160);
+    for (const e of document.querySelectorAll('[aria-describedby], [aria-labelledby], [aria-controls]')) {
+        for (const attribute of ['aria-describedby', 'aria-labelledby', 'aria-controls']) {
+            for (const id of (e.getAttribute(attribute) || '').split(/\\s+/).filter(Boolean)) {
+                if (!document.getElementById(id)) problems.push(`${attribute} names a missing #${id}: ${describe(e)}`);
+            }
+        }
+    }
+    const phrasing = ':is(summary, span, a, label, button, em, strong, small, b, i, kbd, code)';
+    const block = ':is(p, div, form, ul, ol, table, section, fieldset)';
+    for (const e of document.querySelectorAll(`${phrasing} > ${block}`)) {
+        problems.push(`<${e.tagName.toLowerCase()}> inside <${e.parentElement.tagName.toLowerCase()}>: ${describe(e.parentElement)}`);
+    }
+    for (const e of document.querySelectorAll('li')) {
+        if (!e.parentElement.matches('ul:not([role]), ol:not([role]), menu, [role=list]')) problems.push(`<li> outside a list: ${describe(e.parentElement)}`);
+    }
+    return problems;
+}"""
+
+
+def test_every_page_of_the_url_conf_is_on_the_tour():
+    missing = app_url_names() - {name.split(" (")[0] for name in PAGES} - set(NOT_PAGES)
+    assert not missing, f"add these URLs to PAGES in tests/page_tour.py (or NOT_PAGES, with why): {sorted(missing)}"
+
+
+@pytest.fixture(scope="module")
+def tour_server(django_db_setup, django_db_blocker):
+    """A live server of the module's own: pytest-django's `live_server` empties the database after
+    each test, and this module's data is built once for all its tests."""
+    with django_db_blocker.unblock():
+        server = LiveServer("localhost")
+        yield server
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def world(tour_server, django_db_blocker):
+    """The tour's pages by name, each actor's cookies (session, a message) and the server's address;
+    the database emptied after."""
+    with django_db_blocker.unblock(), override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        world = build_world()
+        pages = {page.name: page for page in tour(world)}
+        # Each actor has just done something, so every page shows its message list too.
+        actions = {
+            "learner": ("exam_settings", [], {"exam_date": world["learner"].exam_date.isoformat(), "target_retention": "0.9"}),
+            "instructor": ("rename_classroom", [world["classroom"].pk], {"name": world["classroom"].name}),
+        }
+        cookies = {"visitor": []}
+        for actor, (url_name, args, data) in actions.items():
+            client = Client()
+            client.force_login(world[actor])
+            assert client.post(reverse(url_name, args=args), data).status_code == 302
+            assert "messages" in client.cookies, "the message is in its cookie, for the browser to show"
+            cookies[actor] = [{"name": key, "value": morsel.value, "url": tour_server.url} for key, morsel in client.cookies.items()]
+        yield pages, cookies, tour_server.url
+        call_command("flush", verbosity=0, interactive=False)
+
+
+def open_page(browser, world, name, **context_options):
+    """The page `name` opened as its actor would, with what went wrong in its scripts."""
+    pages, cookies, base_url = world
+    tour_page = pages[name]
+    context = browser.new_context(base_url=base_url, **context_options)
+    context.set_default_timeout(10_000)
+    context.add_cookies(cookies[tour_page.actor])
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    response = page.goto(tour_page.url)
+    page.wait_for_load_state("load")
+    where = page.url
+    if response.status != tour_page.status or where != base_url + tour_page.url:
+        context.close()
+    assert response.status == tour_page.status, f"{name} ({tour_page.url}) answered {response.status}"
+    assert where == base_url + tour_page.url, f"{name} ({tour_page.url}) went to {where}"
+    return page, errors
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_no_page_scrolls_sideways_at_320_px(browser, world, name):
+    page, errors = open_page(browser, world, name, viewport=PHONE, has_touch=True, is_mobile=True)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    # What sticks out: the outermost elements whose right edge passes the screen's.
+    culprits = page.evaluate(STICKING_OUT)
+    page.context.close()
+    assert width <= 320, f"{name} is {width} px wide at 320 px; sticking out: {culprits}"
+    assert not errors, f"JavaScript errors on {name}: {errors}"
+
+
+def axe_problems(page):
+    """The critical and serious axe-core violations, one line per element."""
+    results = Axe().run(page)
+    return [
+        f"{violation['id']} ({violation['impact']}): {violation['help']} at {node['target']}: {node['html'][:160]}"
+        for violation in results.response["violations"]
+        if violation["impact"] in SERIOUS
+        for node in violation["nodes"]
+    ]
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_no_serious_accessibility_violation(browser, world, name):
+    page, _ = open_page(browser, world, name, viewport={"width": 1000, "height": 800})
+    problems = axe_problems(page) + page.evaluate(MARKUP_PROBLEMS)
+    page.context.close()
+    assert not problems, f"axe-core and markup checks on {name}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("name", DARK_PAGES)
+def test_no_serious_accessibility_violation_in_dark_mode(browser, world, name):
+    page, _ = open_page(browser, world, name, viewport={"width": 1000, "height": 800}, color_scheme="dark")
+    problems = axe_problems(page)
+    page.context.close()
+    assert not problems, f"axe-core on {name} in dark mode:\n" + "\n".join(problems)
+
+
+# Pages with keyboard hints ("Keys 1-4 choose", "Show answer · Space", "Myth M", "Press N for next").
+HINT_PAGES = ["attempt_question", "attempt_question (answered)", "study_deck", "drill"]
+VISIBLE_HINTS = """els => els.filter(e => e.checkVisibility()).map(e => e.textContent.trim())"""
+
+
+def visible_hints(page):
+    hints = page.locator(".kbd-hint, .hint:has(kbd), kbd").evaluate_all(VISIBLE_HINTS)
+    page.context.close()
+    return hints
+
+
+@pytest.mark.parametrize("name", HINT_PAGES)
+def test_keyboard_hints_show_only_where_a_key_does_something(browser, world, name):
+    desktop, _ = open_page(browser, world, name, viewport={"width": 1000, "height": 800})
+    assert visible_hints(desktop), f"{name} shows its keyboard hints on a desktop with JavaScript"
+
+    without_javascript, _ = open_page(browser, world, name, java_script_enabled=False)
+    assert visible_hints(without_javascript) == [], f"{name} shows keyboard hints with JavaScript off"
+
+    phone, _ = open_page(browser, world, name, viewport=PHONE, has_touch=True, is_mobile=True)
+    assert phone.evaluate("matchMedia('(pointer: coarse)').matches"), "the phone is emulated with a touch screen"
+    assert visible_hints(phone) == [], f"{name} shows keyboard hints on a touch screen"
