@@ -16,6 +16,7 @@ from quiz.content.pending import stage_import
 from quiz.models import AssignmentOverride, MemoryState, ReviewLog
 from quiz.study import scheduling
 from quiz.study.answers import submit_answer
+from quiz.study.mock_exam import Choices, start_mock_exam
 from tests.class_factories import make_assignment, make_classroom, make_instructor, make_pool, take
 from tests.factories import make_deck, make_question_set, make_topic, make_user, start_attempt
 from tests.helpers import answer_all, rate_item
@@ -36,6 +37,8 @@ PAGES = {
     "login": ("visitor", lambda w: reverse("login")),
     "signup": ("visitor", lambda w: reverse("signup")),
     "password_reset": ("visitor", lambda w: reverse("password_reset")),
+    # A reset link that does not work (a good one is single-use): the page says so, in the app's style.
+    "password_reset_confirm": ("visitor", lambda w: reverse("password_reset_confirm", args=["MQ", "no-such-token"])),
     "404 page": ("visitor", lambda w: "/no-such-page/", 404),
     # A learner: the dashboard and its pages
     "home": ("learner", lambda w: reverse("home")),
@@ -48,6 +51,14 @@ PAGES = {
     "attempt_results": ("learner", lambda w: reverse("attempt_results", args=[w["finished"].pk])),
     "attempt_list": ("learner", lambda w: reverse("attempt_list")),
     "card_history": ("learner", lambda w: reverse("card_history")),
+    "browse": ("learner", lambda w: reverse("browse") + "?q=network"),
+    # Feedback at the end: a question, the summary before submitting, the confirmation
+    "attempt_question (deferred)": ("learner", lambda w: reverse("attempt_question", args=[w["deferred"].pk, 1])),
+    "attempt_summary": ("learner", lambda w: reverse("attempt_summary", args=[w["deferred"].pk])),
+    "attempt_submit": ("learner", lambda w: reverse("attempt_submit", args=[w["deferred"].pk])),
+    # The mock exam, and the results of one
+    "mock_exam": ("learner", lambda w: reverse("mock_exam")),
+    "attempt_results (mock exam)": ("learner", lambda w: reverse("attempt_results", args=[w["mock_exam"].pk])),
     # Flashcards, review and drill
     "deck": ("learner", lambda w: reverse("deck", args=[w["deck"].pk])),
     "study_deck": ("learner", lambda w: reverse("study_deck", args=[w["deck"].pk])),
@@ -83,6 +94,7 @@ PAGES = {
     "archive_classroom": ("instructor", lambda w: reverse("archive_classroom", args=[w["classroom"].pk])),
     "new_assignment": ("instructor", lambda w: reverse("new_assignment", args=[w["classroom"].pk])),
     "gradebook": ("instructor", lambda w: reverse("gradebook", args=[w["classroom"].pk])),
+    "class_mock_exam": ("instructor", lambda w: reverse("class_mock_exam", args=[w["classroom"].pk])),
     "new_pool": ("instructor", lambda w: reverse("new_pool")),
     "pool": ("instructor", lambda w: reverse("pool", args=[w["pool"].pk])),
     "pool_answer_key": ("instructor", lambda w: reverse("pool_answer_key", args=[w["pool"].pk])),
@@ -105,7 +117,7 @@ NOT_PAGES = {
     "health": "a plain-text health check",
     "attempt": "redirects to the attempt's current question",
     "start_attempt": "POST only", "exam_settings": "POST only", "topic_quiz": "POST only",
-    "optimise_schedule": "POST only", "undo": "POST only", "retake_mistakes": "POST only",
+    "optimise_schedule": "POST only", "undo": "POST only", "retake_mistakes": "POST only", "flag_question": "POST only",
     "share_set": "POST only", "share_deck": "POST only", "duplicate_set": "POST only", "duplicate_deck": "POST only",
     "move_question": "POST only", "move_card": "POST only", "start_assignment": "POST only",
     "create_classroom": "POST only", "new_join_code": "POST only", "rename_classroom": "POST only",
@@ -173,7 +185,16 @@ def build_world():
         opens_at=now - timedelta(days=1), due_at=now + timedelta(days=6),
     )
     draft_pool = make_pool(instructor, security.questions.all(), title="Week 5 draft")
+    # A quiz with feedback at the end, one answer saved and one question flagged; a finished mock exam.
+    deferred = start_attempt(learner, networking, feedback="deferred")
+    first = deferred.slots.order_by("position").first()
+    submit_answer(attempt=deferred, slot=first, number=first.correct_number)
+    deferred.slots.filter(position=2).update(flagged=True)
+    mock_exam, _ = start_mock_exam(user=learner, choices=Choices(8, 30, 70), now=now)
+    answer_all(mock_exam, right=5)
+    mock_exam.finish()
     return {
+        "deferred": deferred, "mock_exam": mock_exam,
         "learner": learner, "instructor": instructor, "classroom": classroom, "other_class": other_class,
         "finished": finished, "open_attempt": open_attempt, "deck": deck,
         "review": ReviewLog.objects.filter(user=learner, memory__kind=MemoryState.Kind.QUESTION).latest("pk"),

@@ -41,12 +41,14 @@ def test_the_readme_screenshots(page):
     page.goto("/")
     expect(page.get_by_role("heading", level=1)).to_be_visible()
     expect(page.get_by_role("navigation", name="Main").get_by_role("link", name="Log in")).to_be_visible()
-    shoot(page, "home")
 
     page.goto("/accounts/login/")
     page.get_by_label("Username").fill("sam")
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Log in").click()
+    # A newcomer's home: what to do now first, then the library.
+    expect(page.get_by_role("heading", name="What to do now")).to_be_visible()
+    shoot(page, "home")
 
     # A quiz question, a choice picked, and the feedback after one is answered.
     page.get_by_role("button", name="Start quiz").first.click()
@@ -71,5 +73,8 @@ def test_the_readme_screenshots(page):
     page.get_by_role("button", name=re.compile(r"^Good")).click()
 
     page.goto("/")
-    expect(page.get_by_role("heading", name="Today")).to_be_visible()
+    progress = page.get_by_role("heading", name="Your progress")
+    progress.scroll_into_view_if_needed()
+    page.evaluate("window.scrollBy(0, document.getElementById('progress-heading').getBoundingClientRect().top - 8)")
+    expect(progress).to_be_in_viewport()
     shoot(page, "dashboard")
