@@ -274,6 +274,32 @@ def test_feedback_after_the_attempt_waits_for_the_end(learner, learner_client, c
     assert "Question 2 of 3" in response.content.decode()
 
 
+def test_a_deferred_attempt_answered_but_never_submitted_is_submitted_at_the_due_date(learner, classroom):
+    # Feedback at the end waits for "Submit all and finish"; a learner who answers everything and
+    # forgets the button still has their work graded when the assignment closes, as in Moodle.
+    assignment = make_assignment(classroom, feedback_timing=Assignment.FeedbackTiming.AFTER_ATTEMPT)
+    attempt = start(learner, assignment)
+    assert attempt.deadline == assignment.due_at
+    for index, slot in enumerate(attempt.slots.order_by("position")):
+        number = correct_number(slot) if index < 2 else wrong_number(slot)
+        answers.submit_answer(attempt=attempt, slot=slot, number=number, now=NOW + timedelta(minutes=5))
+    attempt.refresh_from_db()
+    assert attempt.finished_at is None  # saved, not submitted
+
+    catch_up_learner(learner, now=assignment.due_at + timedelta(days=30))
+
+    attempt.refresh_from_db()
+    assert attempt.finished_at == assignment.due_at and attempt.correct_count == 2 and not attempt.is_late
+    seen = rules.get_learner_assignment(user=learner, assignment_id=assignment.pk, now=assignment.due_at + timedelta(days=30))
+    assert seen.standing.score == 67 and seen.status == Status.SUBMITTED
+
+
+def test_a_deferred_attempt_started_after_the_due_date_is_left_to_the_learner(learner, classroom):
+    assignment = make_assignment(classroom, feedback_timing=Assignment.FeedbackTiming.AFTER_ATTEMPT)
+    attempt = start(learner, assignment, now=assignment.due_at + timedelta(hours=1))
+    assert attempt.deadline is None  # late work: no deadline in the past to close it at once
+
+
 # --- Found in review --------------------------------------------------------------------------------
 
 def test_answers_shown_after_the_due_date_close_the_assignment_then(learner, classroom):

@@ -140,6 +140,12 @@ def timing_for(assignment, rules, started_at):
         # Answers are shown from the due date on, so an attempt still open then must close.
         deadline = min(deadline, rules.due_at) if deadline else rules.due_at
         reveal_at = rules.due_at
+    elif assignment.feedback_timing == Assignment.FeedbackTiming.AFTER_ATTEMPT and started_at < rules.due_at:
+        # Answers wait for "Submit all and finish": one still open at the due date is submitted
+        # then with the answers saved, as Moodle submits open attempts when a quiz closes, so a
+        # forgotten button never leaves answered work out of the gradebook. (Started late, the
+        # learner submits it themselves.)
+        deadline = min(deadline, rules.due_at) if deadline else rules.due_at
     return {"deadline": deadline, "due_at": rules.due_at, "reveal_at": reveal_at}
 
 
