@@ -320,3 +320,11 @@ def test_a_perfect_score_offers_no_mistakes_to_retake(learner_client, learner, a
     html = learner_client.get(reverse("attempt_results", args=[attempt.pk])).content.decode()
 
     assert "3 of 3" in html and "Retake my mistakes" not in html
+
+
+@pytest.mark.parametrize("saved", ["²", "٣", "1" * 40, "-1", "x"])
+def test_a_strange_saved_parameter_is_ignored_never_a_500(learner_client, attempt, saved):
+    for url in (question_url(attempt, 1), summary_url(attempt)):
+        response = learner_client.get(url, {"saved": saved})
+        assert response.status_code == 200
+        assert "saved." not in response.content.decode()

@@ -125,7 +125,8 @@ def _after_saving(request, attempt, slot):
 def _saved_position(request, attempt):
     """The question whose answer was just saved (the `saved` parameter), if it is one of the attempt's."""
     value = request.GET.get("saved", "")
-    return int(value) if value.isdigit() and 1 <= int(value) <= attempt.question_count else None
+    # ASCII digits only: "²".isdigit() is true, and int() refuses it.
+    return int(value) if value.isascii() and value.isdigit() and 1 <= int(value) <= attempt.question_count else None
 
 
 def _render_question(request, attempt, slot, form, status=200):
