@@ -110,3 +110,11 @@ def test_the_plan_is_simulated_once_a_day_until_what_it_depends_on_changes(db, m
     assert workload.exam_plan(learner, date(2025, 1, 15)) == first and len(runs) == simulated  # from the cache
     make_deck("More", cards=5)  # a bigger bank is another plan
     assert workload.exam_plan(learner, date(2025, 1, 15)).bank == 25 and len(runs) > simulated
+
+
+@pytest.mark.parametrize("exam_date", [None, date(2020, 1, 1)])
+def test_the_dashboards_lazy_plan_without_a_plan_says_what_to_do_never_a_500(db, exam_date):
+    learner = make_user("alice", exam_date=exam_date)
+    response = logged_in(learner).get(reverse("exam_plan"), headers={"HX-Request": "true"})
+    assert response.status_code == 200
+    assert 'data-testid="no-exam-plan"' in response.content.decode()

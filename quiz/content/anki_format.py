@@ -110,7 +110,7 @@ def _column_number(headers, key, file):
     if key not in headers:
         return None
     value, line = headers[key]
-    if not value.strip().isdigit() or int(value) < 1:
+    if not (value.strip().isascii() and value.strip().isdigit()) or int(value) < 1:
         raise ContentError(file, line, f"#{key} must be a column number from 1")
     return int(value)
 

@@ -68,7 +68,7 @@ class Command(BaseCommand):
 
 def _find(model, id_or_title):
     """The set or deck with this id, else with exactly this title; a title two share is refused."""
-    found = model.objects.filter(pk=int(id_or_title)) if id_or_title.isdigit() else model.objects.none()
+    found = model.objects.filter(pk=int(id_or_title)) if id_or_title.isascii() and id_or_title.isdigit() else model.objects.none()
     found = found or model.objects.filter(title=id_or_title).order_by("pk")
     noun = model._meta.verbose_name
     if not found:
