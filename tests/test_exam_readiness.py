@@ -118,3 +118,18 @@ def test_the_dashboards_lazy_plan_without_a_plan_says_what_to_do_never_a_500(db,
     response = logged_in(learner).get(reverse("exam_plan"), headers={"HX-Request": "true"})
     assert response.status_code == 200
     assert 'data-testid="no-exam-plan"' in response.content.decode()
+
+
+def test_retired_questions_are_out_of_the_predicted_score(db, clock):
+    learner = make_user("alice", exam_date=EXAM)
+    question_set = make_question_set("Routing", questions=3)
+    for question in question_set.questions.all():
+        rate_item(learner, question, 3, NOW - timedelta(days=3))
+    MemoryState.objects.filter(user=learner).update(stability=50.0)
+    kept = question_set.questions.order_by("pk").first()
+    question_set.questions.exclude(pk=kept.pk).update(retired_at=NOW)
+
+    html = logged_in(learner).get(reverse("home")).content.decode()
+
+    recall = scheduling.retrievability(MemoryState.objects.get(user=learner, question=kept), datetime(2025, 1, 25, tzinfo=UTC))
+    assert f"Predicted score on the day: <strong>{round(recall * 100)}%</strong>" in html  # one current question, not 3/1

@@ -179,8 +179,10 @@ def _mastery(dim, key, name, row, **extra):
 
 
 def _set_mastery(mine, numbers):
+    # Current questions only, as a set's question count has them: a retired question's memory
+    # would put the exam outlook's predicted score over 100%.
     rows = (
-        mine.filter(kind=Kind.QUESTION)
+        mine.filter(kind=Kind.QUESTION, question__retired_at__isnull=True)
         .values(set_id=F("question__question_set"), title=F("question__question_set__title"))
         .annotate(**numbers)
     )
@@ -192,7 +194,7 @@ def _set_mastery(mine, numbers):
 def _deck_mastery(mine, numbers):
     # A deck's drill statements (myths and facts) are read too, to be counted apart from its cards.
     rows = (
-        mine.filter(kind__in=MemoryState.CARD_KINDS)
+        mine.filter(kind__in=MemoryState.CARD_KINDS, card__retired_at__isnull=True)
         .values(deck_id=F("card__deck"), title=F("card__deck__title"))
         .annotate(**numbers)
     )
