@@ -208,8 +208,8 @@ def test_the_mock_exam_page_runs_a_fixed_number_of_queries(db, clock, django_ass
         answer_all(attempt, right=4, now=NOW)
         attempt.finish(now=NOW)
     client = logged_in(learner)
-    # session, user, the open exam, a page of past exams with their records
-    with django_assert_max_num_queries(5):
+    # session, user, catching up (two reads), the class exams, the open exam, a page of past exams
+    with django_assert_max_num_queries(7):
         assert client.get(reverse("mock_exam")).status_code == 200
 
 
@@ -255,3 +255,22 @@ def test_a_bad_blueprint_is_refused_with_a_message_and_saves_nothing(db):
     })
     assert response.status_code == 400 and 'class="error"' in response.content.decode()
     assert not ExamBlueprint.objects.exists()
+
+
+def test_a_mock_exam_whose_time_ran_out_is_submitted_and_the_next_start_draws_a_new_one(db):
+    learner = make_user("alice")
+    make_question_set(questions=6)
+    client = logged_in(learner)
+    form = {"questions": 4, "minutes": 5, "pass_percent": 50}
+    with mock.patch("django.utils.timezone.now", return_value=NOW):
+        client.post(reverse("mock_exam"), form)
+    first = Attempt.objects.get(user=learner, purpose=MockExam.PURPOSE)
+
+    with mock.patch("django.utils.timezone.now", return_value=NOW + timedelta(hours=2)):
+        page = client.get(reverse("mock_exam")).content.decode()
+        client.post(reverse("mock_exam"), form)
+
+    first.refresh_from_db()
+    assert first.finished_at == first.deadline
+    assert 'data-testid="mock-in-progress"' not in page
+    assert Attempt.objects.filter(user=learner, purpose=MockExam.PURPOSE).count() == 2

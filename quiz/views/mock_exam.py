@@ -11,6 +11,7 @@ from quiz.forms import ExamBlueprintForm, MockExamForm
 from quiz.lib.pages import PeekPage
 from quiz.models import Attempt, Classroom, ExamBlueprint, MockExam, Topic
 from quiz.study import mock_exam
+from quiz.study.catch_up import catch_up_learner
 
 from .access import instructor_required, own_classroom_or_404
 
@@ -18,6 +19,9 @@ from .access import instructor_required, own_classroom_or_404
 @require_http_methods(["GET", "HEAD", "POST"])
 @login_required
 def mock_exam_page(request):
+    # A mock exam whose time ran out is submitted first, so it is neither "in progress" nor
+    # resumed by the next Start (and its answers go to the review queue).
+    catch_up_learner(request.user, now=timezone.now())
     defaults = mock_exam.Choices.defaults()
     form = MockExamForm(request.POST or None, initial=vars(defaults))
     blueprints = ExamBlueprint.objects.filter(classroom__in=Classroom.objects.joined_by(request.user).active())
