@@ -40,8 +40,10 @@ def test_it_explains_every_visit_and_writes_nothing(db):
 
     lines = out.getvalue().splitlines()
     visits = [line for line in lines if line.endswith(" queries")]
-    assert len(visits) == 32
-    assert "32 visits explained" in lines[-1]
+    # 36 pages, then the nightly fit's two parts (choosing learners, one fit and its replay).
+    assert len(visits) == 36 + 2
+    assert "36 visits explained" in lines[-2]
+    assert "statements of the nightly fit explained" in lines[-1]
     # The history CSV's rows come through a cursor (DECLARE ... FOR SELECT): explained too.
     declared = {"sql": 'DECLARE "c1" NO SCROLL CURSOR WITH HOLD FOR SELECT 1'}
     assert list(explain.statements([declared])) == ["SELECT 1"]
