@@ -3,27 +3,15 @@ Library menu entry leads to a search that filters as one types; neither page scr
 on a 320 px screen. In Chromium."""
 
 import re
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
 from quiz.models import Attempt, QuestionSet
+from tests.test_browser_quiz import SEED, sign_up
 
 pytestmark = pytest.mark.browser
-
-SEED = Path(__file__).resolve().parent.parent / "fixtures" / "seed.json"
-PASSWORD = "a-long-unusual-passphrase-42"
-
-
-def sign_up(page, username):
-    page.goto("/accounts/signup/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password", exact=True).fill(PASSWORD)
-    page.get_by_label("Password confirmation").fill(PASSWORD)
-    page.get_by_role("button", name="Sign up").click()
-    expect(page.get_by_text(f"Welcome, {username}")).to_be_visible()
 
 
 def fits_the_screen(page):
