@@ -21,15 +21,12 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.parse
 from pathlib import Path
-
-import psycopg
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.servers import Browser, gunicorn_servers, manage, production_env  # noqa: E402
+from tests.servers import Browser, gunicorn_servers, manage, postgres_database, production_env  # noqa: E402
 
 SIZES = [int(size) for size in os.environ.get("BENCH_ANSWERS", "10000 1000000").split()]
 DATABASES = os.environ.get("BENCH_DATABASES", "sqlite postgres").split()
@@ -155,16 +152,8 @@ def database(kind, tmp, answers):
     if kind != "postgres":
         yield f"sqlite:///{tmp / f'bench{answers}.sqlite3'}"
         return
-    parts = urllib.parse.urlsplit(PG)
-    name, admin = f"bench_{answers}_{os.getpid()}", parts._replace(path="/postgres").geturl()
-    with psycopg.connect(admin, autocommit=True) as connection:
-        connection.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        connection.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield parts._replace(path=f"/{name}").geturl()
-    finally:
-        with psycopg.connect(admin, autocommit=True) as connection:
-            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with postgres_database(PG, f"bench_{answers}_{os.getpid()}") as url:
+        yield url
 
 
 def measure(kind):

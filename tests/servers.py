@@ -25,23 +25,30 @@ def free_port():
 
 
 @contextlib.contextmanager
+def postgres_database(url, name):
+    """A fresh PostgreSQL database `name` on the server of `url`, dropped afterwards (even with
+    connections still open); yields its URL."""
+    import psycopg
+
+    parts = urllib.parse.urlsplit(url)
+    admin = parts._replace(path="/postgres").geturl()
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        connection.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield parts._replace(path=f"/{name}").geturl()
+    finally:
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextlib.contextmanager
 def shared_database(tmp_path):
-    """A DATABASE_URL for a fresh, migrated database, dropped afterwards."""
+    """A DATABASE_URL for a fresh database, dropped afterwards."""
     url = os.environ.get("DATABASE_URL", "")
     if url.startswith("postgres"):
-        import psycopg
-
-        parts = urllib.parse.urlsplit(url)
-        name = f"two_servers_{os.getpid()}"
-        admin = parts._replace(path="/postgres").geturl()
-        with psycopg.connect(admin, autocommit=True) as connection:
-            connection.execute(f'DROP DATABASE IF EXISTS "{name}"')
-            connection.execute(f'CREATE DATABASE "{name}"')
-        try:
-            yield parts._replace(path=f"/{name}").geturl()
-        finally:
-            with psycopg.connect(admin, autocommit=True) as connection:
-                connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        with postgres_database(url, f"two_servers_{os.getpid()}") as fresh:
+            yield fresh
     else:
         yield f"sqlite:///{tmp_path / 'shared.sqlite3'}"
 
