@@ -10,6 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from quiz.lib.csv_export import csv_chunks
 from quiz.models import Attempt, MemoryState, ReviewLog
 from quiz.study import scheduling
 from tests.factories import make_deck, make_question_set, make_user, start_attempt
@@ -250,3 +251,13 @@ def test_history_pages_need_a_login(client, db, name):
 @pytest.mark.parametrize("name", ["attempt_list", "card_history", "download_history"])
 def test_history_pages_refuse_posts(learner_client, name):
     assert learner_client.post(reverse(name)).status_code == 405
+
+
+def test_a_long_csv_streams_in_chunks_of_many_rows_each_row_written_once():
+    # One chunk a row made a 20k-row download pay for 20k trips through the response.
+    rows = [["n", "text"]] + [[n, f"=row {n}" if n % 7 == 0 else f"row {n}"] for n in range(1, 1201)]
+    chunks = list(csv_chunks(iter(rows)))
+    assert len(chunks) == 3  # 1,201 lines: 500, 500 and the last 201
+    parsed = list(csv.reader(io.StringIO("".join(chunks))))
+    assert parsed[0] == ["n", "text"] and len(parsed) == 1201
+    assert parsed[7] == ["7", "'=row 7"] and parsed[8] == ["8", "row 8"]
