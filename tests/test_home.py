@@ -12,8 +12,7 @@ from quiz.models import Assignment, Attempt, Classroom, Question, Visibility
 from tests.class_factories import make_assignment, make_classroom, make_pool, take
 from tests.factories import make_deck, make_question_set, make_topic, start_attempt
 from tests.helpers import HTMX, answer_all, count_queries, rate_item
-
-AUTH = 2  # the session and the user
+from tests.test_dashboard import AUTH, HOME_QUERIES
 
 
 def test_anonymous_visitors_see_the_sets_and_an_invitation(client, question_set):
@@ -316,8 +315,8 @@ def test_the_home_runs_the_same_queries_with_many_sets_decks_and_assignments(lea
     many = count_queries(learner_client, reverse("home"))
 
     assert few == many
-    # The 15 pinned query by query in test_dashboard.py, plus the learner's overrides and
+    # The HOME_QUERIES pinned query by query in test_dashboard.py, plus the learner's overrides and
     # attempts on their assignments (prefetched only when there are assignments). "What to do
     # now" adds none: it is worked out from the lists the page already reads.
-    with django_assert_num_queries(AUTH + 17):
+    with django_assert_num_queries(AUTH + HOME_QUERIES + 2):
         learner_client.get(reverse("home"))

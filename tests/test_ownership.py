@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from quiz.content.importing import import_documents
 from quiz.models import Assignment, AssignmentOverride, Attempt, Deck, Question, QuestionSet, SourceDocument, Visibility
+from quiz.progress.mastery import memory_summary
 from quiz.study import scheduling
 from quiz.study.queue import Scope, next_entry
 from tests.class_factories import make_assignment, make_classroom, make_instructor, make_pool
@@ -193,6 +194,22 @@ def test_held_questions_cannot_be_practised_from_the_home_a_topic_or_the_review_
     assert next_entry(user=people["student"], scope=scope, now=timezone.now()) is None
     after_due = next_entry(user=people["student"], scope=scope, now=timezone.now() + timedelta(days=2))
     assert after_due is not None and after_due.item.question_set == own
+
+
+def test_the_homes_figures_leave_the_held_questions_out_until_the_due_date(client, people, held_assignment):
+    # The home reads the held questions once, as a list, for its lists and every figure.
+    student, own = people["student"], held_assignment["own"]
+    for question in own.questions.all():
+        scheduling.rate(user=student, kind="question", item=question, rating=1, source="review",
+                        now=timezone.now() - timedelta(days=30))
+    assert set(Question.objects.held_back_ids(student, timezone.now())) == set(own.questions.values_list("pk", flat=True))
+    client.force_login(student)
+
+    context = client.get(reverse("home")).context
+
+    assert (context["due_count"], context["summary"].sets, context["summary"].topics) == (0, [], [])
+    later = memory_summary(user=student, now=timezone.now() + timedelta(days=2))
+    assert later.due_now == own.questions.count() and [m.key for m in later.sets] == [own.pk]
 
 
 def test_the_assignment_page_says_which_questions_stay_open_to_practice(client, people, held_assignment):

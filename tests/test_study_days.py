@@ -14,7 +14,7 @@ from quiz.study import scheduling
 from quiz.study.queue import Scope
 from tests.factories import make_deck, make_user
 from tests.helpers import rate_item
-from tests.test_dashboard import AUTH, NOW, _add_history
+from tests.test_dashboard import AUTH, HOME_QUERIES, NOW, _add_history
 
 Kind = MemoryState.Kind
 
@@ -37,7 +37,7 @@ def test_the_first_visit_of_a_day_stores_the_day_before_in_one_insert(client, le
     StudyDay.objects.filter(user=learner, day=date(2025, 1, 14)).delete()  # as if the 14th (UTC) had just ended
 
     # The 14th's reviews are counted from the log and stored: one insert more than a later visit.
-    with django_assert_num_queries(AUTH + 15 + 1):
+    with django_assert_num_queries(AUTH + HOME_QUERIES + 1):
         client.get(reverse("home"))
     assert StudyDay.objects.get(user=learner, day=date(2025, 1, 14)).reviews > 0
 

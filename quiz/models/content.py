@@ -186,10 +186,11 @@ class SourceDocument(models.Model):
 
 
 class QuestionSetQuerySet(OwnedContentQuerySet):
-    def with_progress_for(self, user):
+    def with_progress_for(self, user, *, held=None):
         """Annotate each set with its question count and, for a signed-in user, their
         best finished score, the id of an attempt they can resume, and whether an assignment
-        holds some of its questions back from practice (`practice_held`). One query."""
+        holds some of its questions back from practice (`practice_held`). One query.
+        `held`: `Question.objects.held_back_ids`, when the page has read it."""
         from .attempts import Attempt
 
         current = Q(questions__retired_at__isnull=True)
@@ -198,12 +199,15 @@ class QuestionSetQuerySet(OwnedContentQuerySet):
             return sets
         mine = Attempt.objects.filter(user=user, question_set=OuterRef("pk"))
         best = mine.filter(finished_at__isnull=False).order_by("-correct_count", "-finished_at")
-        held = Question.objects.held_back_from(user, timezone.now()).filter(question_set=OuterRef("pk"))
+        if held is None:
+            held_here = Exists(Question.objects.held_back_from(user, timezone.now()).filter(question_set=OuterRef("pk")))
+        else:
+            held_here = Exists(Question.objects.filter(pk__in=held, question_set=OuterRef("pk"))) if held else Value(False)
         return sets.annotate(
             best_correct=Subquery(best.values("correct_count")[:1]),
             best_total=Subquery(best.values("question_count")[:1]),
             open_attempt_id=Subquery(mine.filter(finished_at__isnull=True).values("pk")[:1]),
-            practice_held=Exists(held),
+            practice_held=held_here,
         )
 
     def matching(self, text):
@@ -282,8 +286,16 @@ class QuestionQuerySet(RetirableQuerySet):
         )
         return self.filter(Exists(holding))
 
-    def practisable_by(self, user, now):
-        return self.exclude(pk__in=self.model.objects.held_back_from(user, now).values("pk"))
+    def held_back_ids(self, user, now):
+        """The ids of the questions held back from `user` now, read once: a page whose several
+        queries leave them out passes this list to each, instead of a subquery each (its joins
+        through classes and pools took longer to build and plan than those queries take to run).
+        Short: at most the questions of the learner's assignments still before their due date."""
+        return list(self.held_back_from(user, now).values_list("pk", flat=True))
+
+    def practisable_by(self, user, now, *, held=None):
+        """Less what is held back from `user` now (`held`: `held_back_ids`, when already read)."""
+        return self.exclude(pk__in=self.model.objects.held_back_from(user, now).values("pk") if held is None else held)
 
 
 class Question(Retirable):

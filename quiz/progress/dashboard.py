@@ -18,16 +18,18 @@ from .charts import accuracy_chart, forecast_chart, heatmap
 from .mastery import AHEAD, memory_summary
 
 
-def dashboard_context(user, sets, decks, now):
+def dashboard_context(user, sets, decks, now, held):
     """The home page's context for a signed-in learner, but for the exam form.
 
     `sets` and `decks` come annotated with the learner's progress and counts (the view
-    lists them for visitors too)."""
+    lists them for visitors too); `held`: the ids of the questions held back from the learner
+    now (`Question.objects.held_back_ids`), which every figure leaves out."""
     sets, decks = list(sets), list(decks)
     today = now.astimezone(user.zone).date()
     horizon = recall_horizon(user, now, today)
     summary = memory_summary(
-        user=user, now=now, exam_moment=exam_moment(user, now), target=user.target_retention, horizon=horizon["moment"]
+        user=user, now=now, exam_moment=exam_moment(user, now), target=user.target_retention, horizon=horizon["moment"],
+        held=held,
     )
     activity = daily_activity(user=user, now=now)
     assignments = rules.learner_assignments(user=user, now=now)
@@ -58,7 +60,7 @@ def dashboard_context(user, sets, decks, now):
     # A newcomer is shown one sentence saying what will appear, not empty charts and lists.
     context["has_progress"] = bool(activity or summary.sets or summary.decks or summary.topics)
     if user.exam_date:
-        context["exam"] = exam_outlook(user, summary, today, questions_by_set(user, now))
+        context["exam"] = exam_outlook(user, summary, today, questions_by_set(user, now, held))
     return context
 
 
@@ -78,11 +80,11 @@ def recall_horizon(user, now, today):
     return {"moment": now + AHEAD, "label": "recall in 7 days", "exam": False}
 
 
-def questions_by_set(user, now):
+def questions_by_set(user, now, held=None):
     """[{"id", "title", "questions"}] of every set the learner may see with current questions
     they may practise now: the whole bank the exam outlook predicts, not one page of the home's
     list. One grouped query, bounded by the content, not by history."""
-    questions = Question.objects.visible_to(user).current().practisable_by(user, now).order_by()
+    questions = Question.objects.visible_to(user).current().practisable_by(user, now, held=held).order_by()
     rows = questions.values("question_set").annotate(questions=Count("pk")).values_list(
         "question_set", "question_set__title", "questions"
     )

@@ -123,12 +123,17 @@ class MemorySummary:
     myths: list = field(default_factory=list)
 
 
-def memory_summary(*, user, now, exam_moment=None, target=0.9, horizon=None):
+def memory_summary(*, user, now, exam_moment=None, target=0.9, horizon=None, held=None):
     """Everything the dashboard reads from the memory table (see the module doc for the queries).
-    `horizon`: the moment "recall" predicts (a week from now unless given)."""
+    `horizon`: the moment "recall" predicts (a week from now unless given); `held`: the ids of
+    the questions held back from the learner now (`Question.objects.held_back_ids`), read once
+    and given to each query as a list (read here when not given)."""
     # Questions an assignment holds back are out of every figure, as they are out of the queue.
-    held = Question.objects.held_back_from(user, now).values("pk")
-    mine = MemoryState.objects.for_user(user).exclude(question__in=held)
+    if held is None:
+        held = Question.objects.held_back_ids(user, now)
+    mine = MemoryState.objects.for_user(user)
+    if held:
+        mine = mine.exclude(question__in=held)
     numbers = _mastery_numbers(now, horizon or now + AHEAD, exam_moment, target, scheduling.parameters_of(user))
     summary = MemorySummary(
         sets=_set_mastery(mine, numbers),

@@ -23,13 +23,16 @@ from quiz.study.catch_up import catch_up_learner
 @require_safe
 def home(request):
     # Everything shared with everyone is listed too: a page at a time, never the whole bank.
-    sets = PeekPage(QuestionSet.objects.visible_to(request.user).with_progress_for(request.user), request.GET.get("sets"))
-    decks = PeekPage(Deck.objects.visible_to(request.user).with_counts_for(request.user), request.GET.get("decks"))
     if not request.user.is_authenticated:
+        sets = PeekPage(QuestionSet.objects.visible_to(request.user).with_progress_for(request.user), request.GET.get("sets"))
+        decks = PeekPage(Deck.objects.visible_to(request.user).with_counts_for(request.user), request.GET.get("decks"))
         return render(request, "quiz/home.html", {"question_sets": sets, "decks": decks, "sets_page": sets, "decks_page": decks})
-    now = timezone.now()
-    catch_up_learner(request.user, now=now)  # answers released since the last visit
-    context = dashboard_context(request.user, sets, decks, now)
+    user, now = request.user, timezone.now()
+    catch_up_learner(user, now=now)  # answers released since the last visit
+    held = Question.objects.held_back_ids(user, now)  # read once for the lists and every figure
+    sets = PeekPage(QuestionSet.objects.visible_to(user).with_progress_for(user, held=held), request.GET.get("sets"))
+    decks = PeekPage(Deck.objects.visible_to(user).with_counts_for(user, now=now), request.GET.get("decks"))
+    context = dashboard_context(user, sets, decks, now, held)
     context.update(sets_page=sets, decks_page=decks)
     context["exam_form"] = ExamForm(instance=request.user)
     return render(request, "quiz/home.html", context)
