@@ -9,8 +9,10 @@ from django.db import connection
 from django.db.models import Exists, F, FilteredRelation, IntegerField, OuterRef, Q
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Now
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 
+from quiz.lib.prepared import PreparedQuery
 from quiz.models import Assignment, Attempt, AttemptSlot, Card, Classroom, Deck, Question, QuestionPool, QuestionSet, User
 
 
@@ -29,7 +31,9 @@ def own_slot_or_404(request, attempt_id, position, *, answering=False):
     of this question (`slot.memory`, None when new), so recording and rating the answer need
     no read of their own."""
     slots = _SLOTS_TO_ANSWER if answering else _SLOTS
-    slot = get_object_or_404(slots, attempt_id=attempt_id, attempt__user=request.user, position=position)
+    slot = slots.first(attempt=attempt_id, user=request.user.pk, position=position)
+    if slot is None:
+        raise Http404("No such question in your attempts.")
     slot.attempt.user = request.user  # the same row: the filter above says so
     if answering:
         slot.memory = getattr(slot, "memory", None)  # the outer join sets nothing when there is no row
@@ -48,12 +52,23 @@ def _unanswered_in_attempt():
     )
 
 
-# Built once (a queryset is only a description until it runs): the question page and the
-# answer are the requests a learner makes most, and building these joins is a good part of them.
-_SLOTS = AttemptSlot.objects.select_related("attempt__question_set", "question")
+# Built and compiled once (quiz.lib.prepared): the question page and the answer are the requests
+# a learner makes most, and building and compiling these joins took longer than running them.
+# The placeholders are values no attempt id, user id or position in a test or a seed reaches.
+_PLACEHOLDERS = {"attempt": 1_987_654_321, "user": 1_987_654_322, "position": 1_987_654_323}
+
+
+def _one_slot(slots, attempt, user, position):
+    return slots.filter(attempt_id=attempt, attempt__user_id=user, position=position)[:1]
+
+
+_SLOTS = PreparedQuery(
+    lambda **values: _one_slot(AttemptSlot.objects.select_related("attempt__question_set", "question"), **values),
+    **_PLACEHOLDERS,
+)
 # Without the set: an answer redirects, so its title is only read (lazily, one query) when a
 # refused form shows the page again; one join fewer to plan and build on every answer.
-_SLOTS_TO_ANSWER = AttemptSlot.objects.select_related("attempt", "question").annotate(
+_ANSWERING = AttemptSlot.objects.select_related("attempt", "question").annotate(
     unanswered_in_attempt=_unanswered_in_attempt(),  # so answering knows, without a query, if this is the last
     # The attempt's user, which the view's filter makes the learner.
     memory=FilteredRelation("question__memories", condition=Q(question__memories__user=F("attempt__user"))),
@@ -69,6 +84,7 @@ _SLOTS_TO_ANSWER = AttemptSlot.objects.select_related("attempt", "question").ann
         )
     ),
 ).select_related("memory")
+_SLOTS_TO_ANSWER = PreparedQuery(lambda **values: _one_slot(_ANSWERING, **values), **_PLACEHOLDERS)
 
 # The editor's fetches: only the user's own content, never the library (the admin edits it)
 # nor what others share; a retired item is not editable.

@@ -1,0 +1,71 @@
+"""A queryset built and compiled once per process, then run with fresh values: for the two
+requests a learner makes most (a question page and an answer), where the ORM took longer to
+clone, build and compile the slot read's joins than the database took to run it.
+
+It leans on Django's own machinery (the compiler that turns rows into model instances with
+their select_related objects and annotations), pinned by Django 5.2 in pyproject.toml;
+`tests/test_prepared.py` checks it returns what the plain queryset does.
+"""
+
+import copy
+
+from django.db import connections
+from django.db.models.query import ModelIterable
+
+# SQLite binds 64-bit integers only; a value outside that range matches no row anyway.
+SMALLEST, LARGEST = -(2**63), 2**63 - 1
+
+
+class PreparedQuery:
+    """`build(**placeholders)` returns a queryset filtered on the placeholder values, each an
+    integer found among the compiled SQL's parameters exactly where that name goes (pick values
+    nothing else in the query uses). `first(**values)` runs it with those values in their place."""
+
+    def __init__(self, build, **placeholders):
+        self._build = build
+        self._placeholders = placeholders
+        self._queryset = None  # built on first use (a queryset is a description: no connection)
+        self._compiled = {}  # per database alias and vendor: (queryset, compiler, sql, params, spots)
+
+    def first(self, **values):
+        """The first row as a model instance (with its select_related objects and annotations), or None."""
+        if any(not isinstance(value, int) or not SMALLEST <= value <= LARGEST for value in values.values()):
+            return None
+        queryset, compiler, sql, params, spots = self._compile()
+        params = list(params)
+        for name, value in values.items():
+            for index in spots[name]:
+                params[index] = value
+        # A copy per run: the compiled parts are shared, the connection is this thread's own.
+        run = copy.copy(compiler)
+        run.connection = connections[queryset.db]
+        run.as_sql = lambda *args, **kwargs: (sql, tuple(params))
+        return next(iter(ModelIterable(_Compiled(queryset, run))), None)
+
+    def _compile(self):
+        if self._queryset is None:
+            self._queryset = self._build(**self._placeholders)
+        queryset = self._queryset
+        key = (queryset.db, connections[queryset.db].vendor)
+        if key not in self._compiled:
+            compiler = queryset.query.get_compiler(using=queryset.db)
+            sql, params = compiler.as_sql()
+            spots = {name: [i for i, p in enumerate(params) if p == value] for name, value in self._placeholders.items()}
+            missing = [name for name, found in spots.items() if not found]
+            if missing:
+                raise ValueError(f"placeholders not found among the query's parameters: {missing}")
+            self._compiled[key] = (queryset, compiler, sql, params, spots)
+        return self._compiled[key]
+
+
+class _Compiled:
+    """Stands in for a queryset to Django's ModelIterable: the same model and database, and a
+    query whose compiler is the prepared one."""
+
+    def __init__(self, queryset, compiler):
+        self.model, self.db, self._known_related_objects = queryset.model, queryset.db, {}
+        self.query = self
+        self._compiler = compiler
+
+    def get_compiler(self, using=None, connection=None, elide_empty=True):
+        return self._compiler

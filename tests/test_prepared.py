@@ -1,0 +1,84 @@
+"""The question page's and the answer's slot read, built and compiled once (quiz.lib.prepared):
+it must return exactly what the plain queryset returns, for any learner, attempt and position."""
+
+import pytest
+from django.urls import reverse
+
+from quiz.lib.prepared import PreparedQuery
+from quiz.models import AttemptSlot
+from quiz.study import scheduling
+from quiz.views import access
+from tests.factories import make_question_set, make_user, start_attempt
+from tests.helpers import logged_in
+
+pytestmark = pytest.mark.django_db
+
+
+def plain(slots, attempt, user, position):
+    """The same read through the ORM, built afresh."""
+    return slots.filter(attempt_id=attempt, attempt__user_id=user, position=position).first()
+
+
+def fields(slot):
+    return {field.attname: getattr(slot, field.attname) for field in AttemptSlot._meta.concrete_fields}
+
+
+def test_the_prepared_reads_return_what_the_orm_returns_for_each_learner_and_position(learner):
+    other = make_user("someone-else")
+    question_set = make_question_set(questions=3)
+    mine, theirs = start_attempt(learner, question_set), start_attempt(other, question_set)
+    first = mine.slots.get(position=1).question
+    scheduling.rate(user=learner, kind="question", item=first, rating=3, source="review")  # a memory on one slot
+
+    for attempt, user in ((mine, learner), (theirs, other)):
+        for position in (1, 2, 3):
+            values = {"attempt": attempt.pk, "user": user.pk, "position": position}
+            shown = access._SLOTS.first(**values)
+            answering = access._SLOTS_TO_ANSWER.first(**values)
+            expected = plain(access._ANSWERING, **values)
+
+            assert fields(shown) == fields(answering) == fields(expected)
+            assert shown.attempt.question_set.title == question_set.title  # select_related, no query
+            assert answering.question.stem == expected.question.stem
+            assert answering.unanswered_in_attempt == expected.unanswered_in_attempt == 3
+            assert answering.held_back is expected.held_back is False
+            memory = getattr(answering, "memory", None)
+            assert (memory is not None) == (user == learner and position == 1 and attempt == mine)
+
+    # Someone else's attempt, a position outside it: nothing.
+    assert access._SLOTS.first(attempt=theirs.pk, user=learner.pk, position=1) is None
+    assert access._SLOTS.first(attempt=mine.pk, user=learner.pk, position=4) is None
+
+
+def test_ids_beyond_what_the_database_stores_are_a_404_not_a_500(learner):
+    client = logged_in(learner)
+    huge = 2**70
+
+    assert client.get(f"/attempts/{huge}/questions/1/").status_code == 404
+    assert client.post(f"/attempts/1/questions/{huge}/", {"choice": "1"}).status_code == 404
+
+
+def test_a_query_is_built_once_and_a_missing_placeholder_is_refused(learner):
+    built = []
+
+    def build(user):
+        built.append(user)
+        return AttemptSlot.objects.filter(attempt__user_id=user)[:1]
+
+    attempt = start_attempt(learner, make_question_set(questions=1))
+    prepared = PreparedQuery(build, user=1_987_654_322)
+    assert prepared.first(user=learner.pk).attempt_id == attempt.pk
+    assert prepared.first(user=learner.pk + 1000) is None
+    assert built == [1_987_654_322]
+
+    with pytest.raises(ValueError, match="placeholders not found"):
+        PreparedQuery(lambda user: AttemptSlot.objects.all()[:1], user=1_987_654_322).first(user=1)
+
+
+def test_the_question_page_still_reads_the_slot_in_one_query(learner, django_assert_num_queries):
+    attempt = start_attempt(learner, make_question_set(questions=2))
+    client = logged_in(learner)
+    client.get(reverse("attempt_question", args=[attempt.pk, 1]))  # warms the session
+
+    with django_assert_num_queries(3):  # session, user, the slot with its attempt, set and question
+        assert client.get(reverse("attempt_question", args=[attempt.pk, 1])).status_code == 200
