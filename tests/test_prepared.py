@@ -75,6 +75,18 @@ def test_a_query_is_built_once_and_a_missing_placeholder_is_refused(learner):
         PreparedQuery(lambda user: AttemptSlot.objects.all()[:1], user=1_987_654_322).first(user=1)
 
 
+def test_compiling_leaves_the_shared_query_as_built(learner):
+    # Threads compiling one shared Query at once cached SQL without the memory's join (a 500 on
+    # every answer until a restart): each compile works on a copy, under a lock.
+    prepared = PreparedQuery(access._SLOTS_TO_ANSWER._build, **access._PLACEHOLDERS)
+    attempt = start_attempt(learner, make_question_set(questions=1))
+    built_joins = len(access._SLOTS_TO_ANSWER._build(**access._PLACEHOLDERS).query.alias_map)
+
+    assert prepared.first(attempt=attempt.pk, user=learner.pk, position=1).attempt_id == attempt.pk
+    assert len(prepared._queryset.query.alias_map) == built_joins
+    assert access._SLOTS_TO_ANSWER.first(attempt=attempt.pk, user=learner.pk, position=1).attempt_id == attempt.pk
+
+
 def test_the_question_page_still_reads_the_slot_in_one_query(learner, django_assert_num_queries):
     attempt = start_attempt(learner, make_question_set(questions=2))
     client = logged_in(learner)

@@ -13,8 +13,9 @@ import pytest
 from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 
-from quiz.lib.csv_export import spreadsheet_safe
+from quiz.lib.csv_export import csv_chunks, spreadsheet_safe
 from quiz.models import User
 from tests.factories import PASSWORD, make_user
 
@@ -149,6 +150,10 @@ def test_a_visitors_page_is_not_marked_private(client, db):
 ])
 def test_cells_a_spreadsheet_would_run_as_a_formula_are_neutralised(cell):
     assert spreadsheet_safe(cell) == "'" + cell
+
+
+def test_a_formula_in_a_string_subclass_is_neutralised_in_a_download():
+    assert "".join(csv_chunks([["cell"], [mark_safe("=HYPERLINK(1)")]])).splitlines()[1] == "'=HYPERLINK(1)"
 
 
 @pytest.mark.parametrize("cell", ["What is 1+1?", "NVLink = fast", "", 42])

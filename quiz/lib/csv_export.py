@@ -36,7 +36,7 @@ def csv_chunks(rows):
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     for count, row in enumerate(rows, start=1):
-        writer.writerow([spreadsheet_safe(value) if value.__class__ is str else value for value in row])
+        writer.writerow([spreadsheet_safe(value) for value in row])
         if count % ROWS_PER_CHUNK == 0:
             yield buffer.getvalue()
             buffer.seek(0)

@@ -8,6 +8,7 @@ their select_related objects and annotations), pinned by Django 5.2 in pyproject
 """
 
 import copy
+import threading
 
 from django.db import connections
 from django.db.models.query import ModelIterable
@@ -26,6 +27,9 @@ class PreparedQuery:
         self._placeholders = placeholders
         self._queryset = None  # built on first use (a queryset is a description: no connection)
         self._compiled = {}  # per database alias and vendor: (queryset, compiler, sql, params, spots)
+        # Compiling adds the select_related joins to a Query: threads arriving together on first
+        # use (runserver, threaded workers) compiled one Query at once and could cache SQL missing a join.
+        self._lock = threading.Lock()
 
     def first(self, **values):
         """The first row as a model instance (with its select_related objects and annotations), or None."""
@@ -43,19 +47,24 @@ class PreparedQuery:
         return next(iter(ModelIterable(_Compiled(queryset, run))), None)
 
     def _compile(self):
-        if self._queryset is None:
-            self._queryset = self._build(**self._placeholders)
         queryset = self._queryset
-        key = (queryset.db, connections[queryset.db].vendor)
-        if key not in self._compiled:
-            compiler = queryset.query.get_compiler(using=queryset.db)
-            sql, params = compiler.as_sql()
-            spots = {name: [i for i, p in enumerate(params) if p == value] for name, value in self._placeholders.items()}
-            missing = [name for name, found in spots.items() if not found]
-            if missing:
-                raise ValueError(f"placeholders not found among the query's parameters: {missing}")
-            self._compiled[key] = (queryset, compiler, sql, params, spots)
-        return self._compiled[key]
+        if queryset is not None and (entry := self._compiled.get((queryset.db, connections[queryset.db].vendor))):
+            return entry
+        with self._lock:
+            if self._queryset is None:
+                self._queryset = self._build(**self._placeholders)
+            key = (self._queryset.db, connections[self._queryset.db].vendor)
+            if key not in self._compiled:
+                queryset = self._queryset._chain()  # a copy: the compiler adds its joins to the Query
+                compiler = queryset.query.get_compiler(using=queryset.db)
+                sql, params = compiler.as_sql()
+                spots = {name: [i for i, p in enumerate(params) if p == value] for name, value in self._placeholders.items()}
+                missing = [name for name, found in spots.items() if not found]
+                if missing:
+                    raise ValueError(f"placeholders not found among the query's parameters: {missing}")
+                compiler.connection = None  # each run sets its own thread's
+                self._compiled[key] = (queryset, compiler, sql, params, spots)
+            return self._compiled[key]
 
 
 class _Compiled:
