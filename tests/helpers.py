@@ -73,6 +73,10 @@ def rate_item(user, item, rating, at=None, *, source=None, kind=None, **options)
     return scheduling.rate(user=user, kind=kind, item=item, rating=rating, source=source, now=at, **options)
 
 
+def study_url(deck):
+    return reverse("study_deck", args=[deck.pk])
+
+
 def shown_item_id(html):
     """The id of the item a study page shows (its hidden `item` field)."""
     return int(re.search(r'name="item" value="(\d+)"', html).group(1))

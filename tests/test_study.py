@@ -12,7 +12,7 @@ from quiz.lib.numbers import percent_of
 from quiz.models import Attempt, MemoryState, Question, ReviewLog
 from quiz.study import answers, scheduling
 from tests.factories import make_deck, make_question_set, start_attempt
-from tests.helpers import HTMX, answer_at, rate_shown_card, shown_item_id, wrong_number
+from tests.helpers import HTMX, answer_at, rate_shown_card, shown_item_id, study_url, wrong_number
 
 Kind = MemoryState.Kind
 
@@ -20,10 +20,6 @@ Kind = MemoryState.Kind
 @pytest.fixture
 def deck(db):
     return make_deck("Memory deck", cards=3)
-
-
-def study_url(deck):
-    return reverse("study_deck", args=[deck.pk])
 
 
 # --- Deck page ---------------------------------------------------------------------------------

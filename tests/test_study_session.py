@@ -13,7 +13,7 @@ from quiz.models import MemoryState, ReviewLog
 from quiz.study import scheduling
 from quiz.study.queue import LEARN_AHEAD, Scope, next_entry
 from tests.factories import make_deck
-from tests.helpers import HTMX, shown_item_id
+from tests.helpers import HTMX, shown_item_id, study_url
 
 Kind = MemoryState.Kind
 
@@ -21,10 +21,6 @@ Kind = MemoryState.Kind
 @pytest.fixture
 def deck(db):
     return make_deck("Memory deck", cards=3)
-
-
-def study_url(deck):
-    return reverse("study_deck", args=[deck.pk])
 
 
 def page(client, deck):
