@@ -102,6 +102,7 @@ urlpatterns = [
     path("teach/classes/<int:classroom_id>/assign/", teach.new_assignment, name="new_assignment"),
     path("teach/classes/<int:classroom_id>/gradebook/", teach.gradebook, name="gradebook"),
     path("teach/classes/<int:classroom_id>/mock-exam/", mock_exam.class_mock_exam, name="class_mock_exam"),
+    path("teach/classes/<int:classroom_id>/calibration/", teach.class_calibration, name="class_calibration"),
     path("teach/classes/<int:classroom_id>/gradebook.csv", teach.gradebook_csv, name="gradebook_csv"),
     path("teach/classes/<int:classroom_id>/responses.csv", teach.responses_csv, name="responses_csv"),
     path("teach/pools/new/", teach.new_pool, name="new_pool"),

@@ -95,6 +95,7 @@ PAGES = {
     "new_assignment": ("instructor", lambda w: reverse("new_assignment", args=[w["classroom"].pk])),
     "gradebook": ("instructor", lambda w: reverse("gradebook", args=[w["classroom"].pk])),
     "class_mock_exam": ("instructor", lambda w: reverse("class_mock_exam", args=[w["classroom"].pk])),
+    "class_calibration": ("instructor", lambda w: reverse("class_calibration", args=[w["classroom"].pk])),
     "new_pool": ("instructor", lambda w: reverse("new_pool")),
     "pool": ("instructor", lambda w: reverse("pool", args=[w["pool"].pk])),
     "pool_answer_key": ("instructor", lambda w: reverse("pool_answer_key", args=[w["pool"].pk])),

@@ -1,6 +1,6 @@
 """Calibration: predicted recall against the share remembered, in bins, from one grouped query;
 for a learner on Settings and for an instructor's class (only its learners' reviews of its
-assigned questions) on the class page."""
+assigned questions) on a page of its own, computed at most once an hour per class."""
 
 from datetime import datetime, timezone
 
@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 from quiz.models import MemoryState, ReviewLog
-from quiz.progress.calibration import calibration, calibration_chart, class_reviews, learner_reviews
+from quiz.progress.calibration import calibration, calibration_chart, class_calibration, class_reviews, learner_reviews
 from tests.class_factories import make_assignment, make_classroom, make_instructor, make_pool
 from tests.factories import make_deck, make_question_set, make_user
 from tests.helpers import logged_in
@@ -87,5 +87,25 @@ def test_a_class_calibration_counts_only_its_learners_reviews_of_its_assigned_qu
     bins = [b for b in calibration(class_reviews(classroom)) if b.reviews]
 
     assert [(b.index, b.reviews, b.recalled) for b in bins] == [(7, 3, 2)]
-    page = logged_in(teacher).get(reverse("classroom", args=[classroom.pk])).content.decode()
+    page = logged_in(teacher).get(reverse("class_calibration", args=[classroom.pk])).content.decode()
     assert "Over 3 reviews with a prediction" in page
+
+
+def test_a_class_calibration_is_computed_once_an_hour_and_the_class_page_reads_no_log(db, django_assert_num_queries):
+    teacher, learner = make_instructor(), make_user("lena")
+    classroom = make_classroom(teacher, learners=[learner])
+    question = make_question_set(questions=1).questions.get()
+    make_assignment(classroom, make_pool(teacher, [question]))
+    log_reviews(learner, question, [(0.75, GOOD)])
+    client = logged_in(teacher)
+    client.get(reverse("class_calibration", args=[classroom.pk]))  # computes and caches it
+    ReviewLog.objects.filter(user=learner).update(rating=AGAIN)
+
+    with django_assert_num_queries(2 + 2):  # session, user; the classroom; the cached bins
+        page = client.get(reverse("class_calibration", args=[classroom.pk])).content.decode()
+
+    assert "<td>75%</td><td>100%</td>" in page  # remembered, as computed: not yet the change
+    later = class_calibration(classroom, NOW.replace(year=2031))[0]
+    assert [(b.reviews, b.recalled) for b in later if b.reviews] == [(1, 0)]  # the next hour reads the log again
+    class_page = client.get(reverse("classroom", args=[classroom.pk])).content.decode()
+    assert reverse("class_calibration", args=[classroom.pk]) in class_page

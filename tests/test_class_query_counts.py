@@ -26,7 +26,7 @@ def grown_class(teacher, size, learner=None):
 
 
 @pytest.mark.parametrize("page, limit", [
-    ("classroom", 5),  # classroom; learner count; page of learners; assignments; calibration bins
+    ("classroom", 4),  # classroom; learner count; page of learners; assignments
     ("teach_home", 2),  # classes with learner counts; question pools with question counts
 ])
 def test_instructor_pages(teacher_client, teacher, page, limit, django_assert_num_queries):

@@ -107,6 +107,7 @@ URLS = {
     "new_assignment": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
     "gradebook": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
     "class_mock_exam": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
+    "class_calibration": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
     "gradebook_csv": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
     "responses_csv": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
     "pool": ("instructor_of", "get", lambda w: [w["pool"].pk], None),

@@ -12,6 +12,7 @@ nothing else a learner studies is theirs to see.
 
 from dataclasses import dataclass
 
+from django.core.cache import cache
 from django.db.models import Avg, Count, F, IntegerField, Q, Value
 from django.db.models.functions import Cast, Floor, Least
 
@@ -59,6 +60,22 @@ def class_reviews(classroom):
     assigned = Assignment.objects.filter(classroom=classroom).values("pool__entries__question")
     memories = MemoryState.objects.filter(user__in=learners, question__in=assigned).values("pk")
     return ReviewLog.objects.filter(memory__in=memories)
+
+
+# A class's calibration reads every review its learners made of the assigned questions: a
+# report over the class's whole history, so it is computed at most this often per class.
+CLASS_REFRESH_SECONDS = 3600
+
+
+def class_calibration(classroom, now):
+    """(bins, when they were computed) of the class, cached per class for the hour: the class
+    page links to it instead of reading the class's log on every visit."""
+    key = f"class-calibration:{classroom.pk}:{now:%Y-%m-%dT%H}"
+    cached = cache.get(key)
+    if cached is None:
+        cached = (calibration(class_reviews(classroom)), now)
+        cache.set(key, cached, CLASS_REFRESH_SECONDS)
+    return cached
 
 
 def calibration(reviews):

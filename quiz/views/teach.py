@@ -19,7 +19,7 @@ from quiz.forms import AssignmentForm, BankFilterForm, ClassroomForm, OverrideFo
 from quiz.lib.csv_export import csv_download
 from quiz.lib.http import render_page, safe_next
 from quiz.models import Assignment, Attempt, Classroom, Question, new_join_code
-from quiz.progress.calibration import calibration, calibration_chart, class_reviews
+from quiz.progress import calibration
 from quiz.study.catch_up import close_expired_attempts
 from quiz.teaching import exports, rules
 from quiz.teaching.gradebook import build_gradebook
@@ -76,10 +76,22 @@ def classroom(request, classroom_id):
         "assignments": classroom.assignments.select_related("pool"),  # archived ones listed apart, in the page
         "rename_form": ClassroomForm(instance=classroom),
         "join_url": join_url,
-        "calibration": calibration_chart(calibration(class_reviews(classroom))),
-        "whose": "this class's",
     }
     return render(request, "instructor/classroom.html", context)
+
+
+@require_safe
+@instructor_required
+def class_calibration(request, classroom_id):
+    """Is the memory model honest for this class? A report over the class's whole history of
+    its assigned questions, so a page of its own, computed at most once an hour per class."""
+    classroom = own_classroom_or_404(request, classroom_id)
+    bins, computed_at = calibration.class_calibration(classroom, timezone.now())
+    context = {
+        "classroom": classroom, "calibration": calibration.calibration_chart(bins), "computed_at": computed_at,
+        "whose": "this class's",
+    }
+    return render(request, "instructor/class_calibration.html", context)
 
 
 @require_POST

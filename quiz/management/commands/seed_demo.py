@@ -205,12 +205,21 @@ def _memory_of_answered_questions(users, rng, now):
         for user_id, question_id in answered.iterator(chunk_size=BATCH)
     )
     memories = MemoryState.objects.bulk_create(rows, batch_size=BATCH)
-    # ...and the review each memory state's last rating came from.
+    # ...and the review each memory state's last rating came from: with the recall FSRS predicted
+    # before it unless it was the first sight, as a real log has (a log of first sights only
+    # gave the planner statistics no running site has, and plans to match).
     ReviewLog.objects.bulk_create(
         (ReviewLog(user_id=memory.user_id, memory=memory, source="quiz", rating=memory.last_rating,
-                   reviewed_at=memory.last_review, due_after=memory.due) for memory in memories),
+                   reviewed_at=memory.last_review, due_after=memory.due,
+                   retrievability=_predicted(memory.last_rating, rng) if memory.reps > 1 else None)
+         for memory in memories),
         batch_size=BATCH,
     )
+
+
+def _predicted(rating, rng):
+    """A plausible prediction before a review with this rating: lower before a lapse."""
+    return rng.uniform(0.3, 0.9) if rating == 1 else rng.uniform(0.6, 1.0)
 
 
 def _review_log(demo, questions, reviews, rng, now):
@@ -230,11 +239,14 @@ def _review_log(demo, questions, reviews, rng, now):
            for question in questions[:200]],
         batch_size=BATCH,
     )
+    first_sights = reviews - len(memories)  # the oldest row of each memory has no prediction
+    ratings = (rng.choice([1, 3, 3, 3, 4]) for _ in range(reviews))
     logs = (
         ReviewLog(user=demo, memory=memories[n % len(memories)], source="study" if n % 2 else "review",
-                  rating=rng.choice([1, 3, 3, 3, 4]), reviewed_at=now - timedelta(minutes=26 * n),
-                  due_after=now + timedelta(days=3), duration_ms=rng.randint(1500, 12000))
-        for n in range(reviews)
+                  rating=rating, reviewed_at=now - timedelta(minutes=26 * n),
+                  due_after=now + timedelta(days=3), duration_ms=rng.randint(1500, 12000),
+                  retrievability=_predicted(rating, rng) if n < first_sights else None)
+        for n, rating in enumerate(ratings)
     )
     ReviewLog.objects.bulk_create(logs, batch_size=BATCH)
     return reviews
