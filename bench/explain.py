@@ -34,7 +34,7 @@ from quiz.models import Attempt, Classroom, Deck, Question, QuestionPool, Review
 # Tables whose size follows the history (answers, reviews, attempts), not the content.
 GROWING = ("quiz_attemptslot", "quiz_reviewlog", "quiz_attempt", "quiz_memorystate")
 # What a page's own work is not: the session and cache lookups, and transaction control.
-SKIPPED = ("django_session", "django_cache", "SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK")
+SKIPPED = ("quiz_usersession", "django_cache", "SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK")
 # `.iterator()` reads through a server-side cursor: the query is what follows the DECLARE.
 CURSOR = re.compile(r'^DECLARE "[^"]+" NO SCROLL CURSOR (?:WITH(?:OUT)? HOLD )?FOR ', re.S)
 

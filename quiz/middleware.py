@@ -1,9 +1,31 @@
-"""Middleware of the app: dates in each signed-in user's own time zone, a clear 400 for request
-bodies in a charset the app cannot read, and private pages kept out of shared caches."""
+"""Middleware of the app: the signed-in user read with the session, dates in each signed-in
+user's own time zone, a clear 400 for request bodies in a charset the app cannot read, and
+private pages kept out of shared caches."""
 
+from django.contrib import auth
+from django.contrib.auth import middleware as auth_middleware
 from django.http import HttpResponseBadRequest
 from django.utils import timezone
 from django.utils.cache import patch_cache_control
+from django.utils.functional import SimpleLazyObject
+
+from quiz.session_backends import user_read_with_session
+
+
+class AuthenticationMiddleware(auth_middleware.AuthenticationMiddleware):
+    """Django's, except that `request.user` is the user the session's own query read (see
+    `quiz.session_backends`) when the session vouches for them; otherwise Django's `get_user`."""
+
+    def process_request(self, request):
+        super().process_request(request)
+        request.user = SimpleLazyObject(lambda: _signed_in_user(request))
+
+
+def _signed_in_user(request):
+    # Cached where Django's middleware caches it, so `request.auser()` agrees.
+    if not hasattr(request, "_cached_user"):
+        request._cached_user = user_read_with_session(request.session) or auth.get_user(request)
+    return request._cached_user
 
 
 class UserTimeZoneMiddleware:

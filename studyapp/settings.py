@@ -80,7 +80,7 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "quiz.middleware.AuthenticationMiddleware",  # Django's, taking the user read with the session
     "quiz.middleware.UserTimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -180,12 +180,15 @@ BENCHMARK = env_bool("DJANGO_BENCHMARK", False)
 # The database cache by default (`manage.py createcachetable`, run by `make migrate`); Redis
 # when REDIS_URL is set (`pip install '.[redis]'`).
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# Sessions in the app's own table (`quiz.UserSession`), whose row names the user: a signed-in
+# request reads its session and user in one query.
+SESSION_ENGINE = "quiz.session_backends.db"
 SILENCED_SYSTEM_CHECKS = []
 if REDIS_URL:
     CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": REDIS_URL}}
     # Sessions read from Redis and written through to the database: every request of a signed-in
     # user (an answer most of all) skips its session query, and a Redis restart signs no one out.
-    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+    SESSION_ENGINE = "quiz.session_backends.cached_db"
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "django_cache"}}
     # django-ratelimit prefers a cache with atomic increments (Redis). On the database cache two

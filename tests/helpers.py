@@ -12,6 +12,10 @@ from django.urls import reverse
 # What htmx sends with every request it makes.
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
+# What a signed-in request costs before its page: the session row and its user, read in one
+# query (quiz.session_backends). The query counts of the tests are this plus the page's own.
+AUTH = 1
+
 
 def logged_in(user):
     client = Client()

@@ -11,7 +11,7 @@ from quiz.models import MemoryState, ReviewLog
 from quiz.progress.calibration import calibration, calibration_chart, class_calibration, class_reviews, learner_reviews
 from tests.class_factories import make_assignment, make_classroom, make_instructor, make_pool
 from tests.factories import make_deck, make_question_set, make_user
-from tests.helpers import logged_in
+from tests.helpers import AUTH, logged_in
 
 NOW = datetime(2026, 3, 10, 12, 0, tzinfo=timezone.utc)
 AGAIN, GOOD = ReviewLog.Rating.AGAIN, ReviewLog.Rating.GOOD
@@ -101,7 +101,7 @@ def test_a_class_calibration_is_computed_once_an_hour_and_the_class_page_reads_n
     client.get(reverse("class_calibration", args=[classroom.pk]))  # computes and caches it
     ReviewLog.objects.filter(user=learner).update(rating=AGAIN)
 
-    with django_assert_num_queries(2 + 2):  # session, user; the classroom; the cached bins
+    with django_assert_num_queries(AUTH + 2):  # the classroom; the cached bins
         page = client.get(reverse("class_calibration", args=[classroom.pk])).content.decode()
 
     assert "<td>75%</td><td>100%</td>" in page  # remembered, as computed: not yet the change

@@ -8,9 +8,7 @@ from django.urls import reverse
 from quiz.models import Enrollment, User
 from tests.class_factories import make_assignment, make_classroom, make_pool
 from tests.factories import make_question_set
-from tests.helpers import count_queries, logged_in
-
-AUTH = 2  # session and user
+from tests.helpers import AUTH, count_queries, logged_in
 
 
 def grown_class(teacher, size, learner=None):

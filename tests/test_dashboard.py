@@ -14,7 +14,7 @@ from quiz.progress.charts import forecast_chart, heatmap
 from quiz.progress.mastery import memory_summary
 from quiz.study import scheduling, workload
 from tests.factories import make_deck, make_question_set, make_topic, make_user, start_attempt
-from tests.helpers import answer_all, answer_at, count_queries, rate_item
+from tests.helpers import AUTH, answer_all, answer_at, count_queries, rate_item
 
 # 22:00 on Tuesday 14 January in New York (UTC-5): already the 15th in UTC.
 NOW = datetime(2025, 1, 15, 3, 0, tzinfo=UTC)
@@ -318,7 +318,6 @@ def test_answers_still_hidden_count_as_study_but_tell_nothing_else(learner):
 
 # --- A fixed number of queries, whatever the history ----------------------------------------------
 
-AUTH = 2
 HOME_QUERIES = 16  # a learner's home without assignments, pinned query by query below
 
 
@@ -353,7 +352,7 @@ def test_the_dashboard_runs_the_same_queries_with_10_and_10000_answers(
         counts.append(count_queries(client, reverse("home"), ok=(200,)))
 
     assert counts[0] == counts[1]
-    # session; user; the questions an assignment holds back from the learner now (read once as a
+    # The questions an assignment holds back from the learner now (read once as a
     # list: a subquery in each query below took longer to build and plan than they take to run);
     # question sets with best score and open attempt; decks with their counts; from the memory table: mastery by set, by deck and by topic, the mistakes count, the
     # most-missed questions, the believed myths, the due forecast; the days already counted,

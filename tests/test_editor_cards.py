@@ -8,7 +8,7 @@ from django.utils import timezone
 from quiz.models import Card, Deck, MemoryState, QuestionSet, SourceDocument, Topic
 from quiz.study import scheduling
 from tests.factories import make_deck, make_question_set, start_attempt
-from tests.helpers import HTMX
+from tests.helpers import AUTH, HTMX
 
 
 @pytest.fixture
@@ -201,7 +201,6 @@ def test_a_studied_deck_is_kept(learner_client, own_deck, other_learner):
 
 # --- Query counts: the same whatever the number of items ------------------------------------------
 
-AUTH = 2  # the session, then the user
 
 
 def grown_set(owner, questions):

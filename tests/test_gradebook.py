@@ -15,7 +15,7 @@ from quiz.study import scheduling
 from quiz.teaching import gradebook, item_analysis, rules
 from tests.class_factories import NOW, make_assignment, make_classroom, make_pool, take
 from tests.factories import make_question_set, make_user
-from tests.helpers import count_queries
+from tests.helpers import AUTH, count_queries
 
 # --- Item analysis ----------------------------------------------------------------------------------
 
@@ -240,8 +240,8 @@ def test_gradebook_queries_are_fixed(teacher_client, teacher, django_assert_num_
     assert count_queries(teacher_client, reverse("gradebook", args=[small.pk]), ok=(200,)) == count_queries(
         teacher_client, reverse("gradebook", args=[large.pk]), ok=(200,)
     )
-    # session, user; classroom; close expired attempts; roster; assignments; overrides; attempts
-    with django_assert_num_queries(8):
+    # classroom; close expired attempts; roster; assignments; overrides; attempts
+    with django_assert_num_queries(AUTH + 6):
         teacher_client.get(reverse("gradebook", args=[large.pk]))
 
 
@@ -252,9 +252,9 @@ def test_item_analysis_queries_are_fixed(teacher_client, teacher, django_assert_
     assert count_queries(teacher_client, reverse("item_analysis", args=[small.pk]), ok=(200,)) == count_queries(
         teacher_client, reverse("item_analysis", args=[large.pk]), ok=(200,)
     )
-    # session, user; assignment; close expired attempts; first attempts; questions; choices;
-    # facility; picks; times; upper/lower groups; roster; recall aggregate
-    with django_assert_num_queries(13):
+    # assignment; close expired attempts; first attempts; questions; choices; facility; picks;
+    # times; upper/lower groups; roster; recall aggregate
+    with django_assert_num_queries(AUTH + 11):
         teacher_client.get(reverse("item_analysis", args=[large.pk]))
 
 

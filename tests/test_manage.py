@@ -15,9 +15,7 @@ from quiz.forms import AssignmentForm
 from quiz.models import Assignment, Attempt, Enrollment, QuestionPool
 from tests.class_factories import NOW, make_assignment, make_classroom, make_pool, take
 from tests.factories import make_question_set, make_user
-from tests.helpers import logged_in
-
-AUTH = 2  # session and user
+from tests.helpers import AUTH, logged_in
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from quiz.models import Attempt, Enrollment, MemoryState, ReviewLog, User
 from quiz.study import answers, scheduling
 from tests.class_factories import make_assignment, make_classroom, make_pool
 from tests.factories import make_deck, make_question_set, start_attempt
-from tests.helpers import count_queries, logged_in, wrong_number
+from tests.helpers import AUTH, count_queries, logged_in, wrong_number
 
 
 @pytest.fixture
@@ -60,7 +60,6 @@ PAGES = {
     # expired, to close?; the attempt; its slots with questions
     "instructor_attempt_review": ("teacher", lambda w: [w["attempt"].pk], 3),
 }
-AUTH = 2
 
 
 @pytest.mark.parametrize("name", sorted(PAGES))

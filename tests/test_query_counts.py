@@ -12,6 +12,7 @@ from django.utils import timezone
 from quiz.models import Attempt, MemoryState, ReviewLog
 from tests.factories import make_question_set, start_attempt
 from tests.helpers import (
+    AUTH,
     answer_all,
     answer_at,
     correct_number,
@@ -21,7 +22,6 @@ from tests.helpers import (
 )
 
 # Session + user lookups that every signed-in request makes.
-AUTH = 2
 
 
 def add_finished_attempts(user, question_set, how_many):
@@ -73,7 +73,7 @@ def test_question_page(learner_client, learner, questions, django_assert_num_que
     attempt = start_attempt(learner, make_question_set(questions=questions))
     add_finished_attempts(learner, attempt.question_set, 50)
     # the slot with its attempt, set and question (the user is the signed-in one): the page
-    # is three queries with the session and the user
+    # is two queries with the session and its user
     with django_assert_num_queries(AUTH + 1):
         response = learner_client.get(reverse("attempt_question", args=[attempt.pk, 2]))
     assert response.status_code == 200
@@ -94,9 +94,9 @@ def test_answering(learner_client, learner, questions, studied, django_assert_nu
     if studied:
         rate_item(learner, slot.question, ReviewLog.Rating.GOOD)
     # The answer's three, then the memory state written (an INSERT when new, a guarded UPDATE
-    # otherwise; read by the slot's query) and its log row. Seven with the session and the
-    # user, and a savepoint pair that is BEGIN and COMMIT outside the test's own transaction:
-    # nine in production on both databases (Django logs PostgreSQL's BEGIN too since 4.2).
+    # otherwise; read by the slot's query) and its log row. Six with the session and its user
+    # (one query), and a savepoint pair that is BEGIN and COMMIT outside the test's own
+    # transaction: eight in production on both databases (Django logs PostgreSQL's BEGIN too).
     with django_assert_num_queries(AUTH + ANSWER + 2 + 2):
         response = learner_client.post(question_url(attempt, 1), {"choice": correct_number(slot)})
     assert response.status_code == 302
@@ -107,7 +107,7 @@ def test_answering(learner_client, learner, questions, studied, django_assert_nu
     # As production runs with REDIS_URL set: a shared cache (here one per process) and sessions
     # read from it, written through to the database.
     CACHES={"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}},
-    SESSION_ENGINE="django.contrib.sessions.backends.cached_db",
+    SESSION_ENGINE="quiz.session_backends.cached_db",
 )
 def test_answering_with_a_shared_cache_reads_no_session_row(learner, django_assert_num_queries):
     client = Client()
@@ -119,7 +119,7 @@ def test_answering_with_a_shared_cache_reads_no_session_row(learner, django_asse
     with django_assert_num_queries(1 + ANSWER + 2 + 2) as captured:
         response = client.post(question_url(attempt, 1), {"choice": correct_number(slot)})
     assert response.status_code == 302
-    assert not any("django_session" in query["sql"] for query in captured.captured_queries)
+    assert not any("usersession" in query["sql"] for query in captured.captured_queries)
     assert attempt.slots.get(position=1).answered_at is not None
 
 

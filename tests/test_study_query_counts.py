@@ -10,9 +10,8 @@ from django.utils import timezone
 from quiz.models import MemoryState, ReviewLog
 from quiz.study import queue
 from tests.factories import make_deck
-from tests.helpers import count_queries
+from tests.helpers import AUTH, count_queries
 
-AUTH = 2  # session and user
 Kind = MemoryState.Kind
 
 

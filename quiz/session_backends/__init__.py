@@ -1,0 +1,69 @@
+"""Session engines storing in `UserSession`: Django's database and cached-database engines,
+except that reading a session's row reads its user with it (`select_related`), and the
+authentication middleware (`quiz.middleware.AuthenticationMiddleware`) takes that user
+instead of asking the database a second time. A signed-in page costs one query less.
+
+SESSION_ENGINE is `quiz.session_backends.db`, or `quiz.session_backends.cached_db` with a shared
+cache (REDIS_URL): that one reads the session from the cache, and the user costs a query."""
+
+import logging
+
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, load_backend
+from django.contrib.auth.backends import ModelBackend
+from django.core.exceptions import SuspiciousOperation
+from django.utils import timezone
+from django.utils.crypto import constant_time_compare
+
+
+class UserSessionStoreMixin:
+    """What both engines change in Django's: the model, its user column, the joined read."""
+
+    # The user read with the session's row (None: no row read, or a visitor's).
+    user_of_row = None
+
+    @classmethod
+    def get_model_class(cls):
+        from quiz.models import UserSession
+
+        return UserSession
+
+    def create_model_instance(self, data):
+        row = super().create_model_instance(data)
+        row.user_id = data.get(SESSION_KEY)
+        return row
+
+    def _get_session_from_db(self):
+        # Django's own read (backends.db), joined to the user.
+        try:
+            row = self.model.objects.select_related("user").get(
+                session_key=self.session_key, expire_date__gt=timezone.now()
+            )
+        except (self.model.DoesNotExist, SuspiciousOperation) as error:
+            if isinstance(error, SuspiciousOperation):
+                logging.getLogger(f"django.security.{error.__class__.__name__}").warning(str(error))
+            self._session_key = None
+            return None
+        self.user_of_row = row.user
+        return row
+
+
+def user_read_with_session(session):
+    """The user the session's row brought along, if the session vouches for them exactly as
+    `django.contrib.auth.get_user` checks it: the same id, a configured backend that signs in
+    active users by id, and the password hash of the sign-in. None otherwise, and Django's
+    `get_user` decides (a query more; it also signs out a session whose password changed)."""
+    user_id = session.get(SESSION_KEY)  # loads the session, and with its row the user
+    user = getattr(session, "user_of_row", None)
+    if user is None or user_id != str(user.pk):
+        return None
+    backend_path = session.get(BACKEND_SESSION_KEY)
+    if backend_path not in settings.AUTHENTICATION_BACKENDS:
+        return None
+    backend = load_backend(backend_path)
+    if not isinstance(backend, ModelBackend) or not backend.user_can_authenticate(user):
+        return None
+    session_hash = session.get(HASH_SESSION_KEY)
+    if not session_hash or not constant_time_compare(session_hash, user.get_session_auth_hash()):
+        return None
+    return user

@@ -1,0 +1,9 @@
+"""The database session engine on `UserSession`: a session and its user in one query."""
+
+from django.contrib.sessions.backends import db
+
+from quiz.session_backends import UserSessionStoreMixin
+
+
+class SessionStore(UserSessionStoreMixin, db.SessionStore):
+    pass
