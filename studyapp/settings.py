@@ -105,6 +105,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "quiz.context_processors.header_links",
             ],
         },
     },
@@ -117,6 +118,16 @@ DATABASES = {
         conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "60")),
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool("DATABASE_PREPARED_STATEMENTS", True):
+    # Parameters sent apart from the SQL, and a statement run five times on a connection
+    # prepared there: PostgreSQL then skips parsing and planning it, which took longer than
+    # running it (the question page's slot read: 0.4 ms of planning, 0.07 ms of execution).
+    # Turn off behind a pooler in transaction mode that cannot keep prepared statements.
+    DATABASES["default"]["OPTIONS"] = {
+        "server_side_binding": True,
+        "prepare_threshold": env_int("DATABASE_PREPARE_THRESHOLD", 5),
+        **DATABASES["default"].get("OPTIONS", {}),
+    }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite as a real server's database: writers queue instead of failing. IMMEDIATE takes the
     # write lock when a transaction starts (a read that later writes cannot be refused the
