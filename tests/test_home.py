@@ -5,9 +5,10 @@ import random
 import re
 from datetime import timedelta
 
-from django.urls import reverse
+from django.urls import reverse, set_script_prefix
 from django.utils import timezone
 
+from quiz.context_processors import header_links
 from quiz.models import Assignment, Attempt, Classroom, Question, Visibility
 from tests.class_factories import make_assignment, make_classroom, make_pool, take
 from tests.factories import make_deck, make_question_set, make_topic, start_attempt
@@ -320,3 +321,31 @@ def test_the_home_runs_the_same_queries_with_many_sets_decks_and_assignments(lea
     # now" adds none: it is worked out from the lists the page already reads.
     with django_assert_num_queries(AUTH + HOME_QUERIES + 2):
         learner_client.get(reverse("home"))
+
+
+def _header_links(html):
+    header = re.search(r'<header class="site-header">(.*?)</header>', html, re.S).group(1)
+    return re.findall(r'(?:href|action)="([^"]+)"', header)
+
+
+def test_the_header_links_to_each_page_for_learners_instructors_and_visitors(client, learner_client, teacher_client):
+    learner_links = [reverse(name) for name in (
+        "home", "home", "browse", "review_due", "library", "attempt_list", "my_classes", "study_settings", "logout",
+    )]
+    assert _header_links(learner_client.get(reverse("browse")).content.decode()) == learner_links
+    teacher = _header_links(teacher_client.get(reverse("browse")).content.decode())
+    assert teacher == [*learner_links[:7], reverse("teach_home"), *learner_links[7:]]
+    assert _header_links(client.get(reverse("login")).content.decode()) == [
+        reverse("home"), reverse("login"), reverse("signup"),
+    ]
+
+
+def test_the_header_links_follow_the_prefix_the_site_is_served_under():
+    # Reversed once per process and prefix: a site mounted under /study/ links within it.
+    assert header_links(None)["header_links"]["browse"] == "/browse/"
+    set_script_prefix("/study/")
+    try:
+        assert header_links(None)["header_links"]["browse"] == "/study/browse/"
+    finally:
+        set_script_prefix("/")
+    assert header_links(None)["header_links"]["browse"] == "/browse/"

@@ -6,7 +6,7 @@ from django.contrib.auth.decorators import login_required
 from django.db.models import Exists, OuterRef
 from django.http import HttpResponseBadRequest, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
+from django.urls import reverse, reverse_lazy
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -75,7 +75,7 @@ def attempt_question(request, attempt_id, position):
     """
     slot = own_slot_or_404(request, attempt_id, position, answering=request.method == "POST")
     attempt = slot.attempt
-    results = reverse("attempt_results", args=[attempt.pk])
+    results = reverse_lazy("attempt_results", args=[attempt.pk])  # reversed only when it is where to go
     if _close_if_time_is_up(request, attempt):
         return navigate(request, results)  # an answer sent after the limit is not recorded
     if attempt.is_finished and not attempt.answers_visible():
