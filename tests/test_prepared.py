@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from quiz.lib.prepared import PreparedQuery
-from quiz.models import AttemptSlot
+from quiz.models import AttemptSlot, QuestionSet
 from quiz.study import scheduling
 from quiz.views import access
 from tests.factories import make_question_set, make_user, start_attempt
@@ -94,3 +94,15 @@ def test_the_question_page_still_reads_the_slot_in_one_query(learner, django_ass
 
     with django_assert_num_queries(AUTH + 1):  # the slot with its attempt, set and question
         assert client.get(reverse("attempt_question", args=[attempt.pk, 1])).status_code == 200
+
+
+def test_a_value_of_another_type_than_its_placeholder_matches_nothing(learner):
+    attempt = start_attempt(learner, make_question_set(questions=1))
+    values = {"attempt": attempt.pk, "user": learner.pk, "position": 1}
+    assert access._SLOTS.first(**values) is not None
+    assert access._SLOTS.first(**{**values, "attempt": str(attempt.pk)}) is None
+    assert access._SLOTS.first(**{**values, "position": True}) is None  # a bool is not a position
+
+    by_title = PreparedQuery(lambda title: QuestionSet.objects.filter(title=title), title="prepared:title")
+    assert by_title.first(title=attempt.question_set.title) == attempt.question_set
+    assert by_title.first(title=1) is None

@@ -70,6 +70,14 @@ def test_a_password_changed_elsewhere_signs_the_session_out():
 
 
 @pytest.mark.django_db
+def test_an_expired_session_is_not_read_and_its_user_is_signed_out():
+    # The read is compiled once and checks the expiry after it (quiz.session_backends).
+    user, client = signed_in_client()
+    UserSession.objects.filter(user=user).update(expire_date=timezone.now() - timedelta(seconds=1))
+    assert is_signed_out(client)
+
+
+@pytest.mark.django_db
 def test_a_deactivated_account_is_signed_out():
     user, client = signed_in_client()
     User.objects.filter(pk=user.pk).update(is_active=False)

@@ -1,6 +1,7 @@
-"""A queryset built and compiled once per process, then run with fresh values: for the two
-requests a learner makes most (a question page and an answer), where the ORM took longer to
-clone, build and compile the slot read's joins than the database took to run it.
+"""A queryset built and compiled once per process, then run with fresh values: for the reads
+every request or the requests a learner makes most run (the session with its user, a question
+page's and an answer's slot), where the ORM took longer to clone, build and compile the joins
+than the database took to run them.
 
 It leans on Django's own machinery (the compiler that turns rows into model instances with
 their select_related objects and annotations), pinned by Django 5.2 in pyproject.toml;
@@ -19,8 +20,9 @@ SMALLEST, LARGEST = -(2**63), 2**63 - 1
 
 class PreparedQuery:
     """`build(**placeholders)` returns a queryset filtered on the placeholder values, each an
-    integer found among the compiled SQL's parameters exactly where that name goes (pick values
-    nothing else in the query uses). `first(**values)` runs it with those values in their place."""
+    integer or a string found among the compiled SQL's parameters exactly where that name goes
+    (pick values nothing else in the query uses). `first(**values)` runs it with those values in
+    their place; a value of another type than its placeholder's matches nothing."""
 
     def __init__(self, build, **placeholders):
         self._build = build
@@ -33,7 +35,7 @@ class PreparedQuery:
 
     def first(self, **values):
         """The first row as a model instance (with its select_related objects and annotations), or None."""
-        if any(not isinstance(value, int) or not SMALLEST <= value <= LARGEST for value in values.values()):
+        if not all(self._bindable(name, value) for name, value in values.items()):
             return None
         queryset, compiler, sql, params, spots = self._compile()
         params = list(params)
@@ -45,6 +47,12 @@ class PreparedQuery:
         run.connection = connections[queryset.db]
         run.as_sql = lambda *args, **kwargs: (sql, tuple(params))
         return next(iter(ModelIterable(_Compiled(queryset, run))), None)
+
+    def _bindable(self, name, value):
+        kind = type(self._placeholders[name])
+        if kind is int:
+            return type(value) is int and SMALLEST <= value <= LARGEST
+        return type(value) is kind
 
     def _compile(self):
         queryset = self._queryset
