@@ -1,6 +1,6 @@
 """What every page's template is given: the links of the site header."""
 
-from functools import cache
+from functools import lru_cache
 
 from django.urls import get_script_prefix, get_urlconf, reverse
 
@@ -17,6 +17,7 @@ def header_links(request):
     return {"header_links": _reversed(get_script_prefix(), get_urlconf())}
 
 
-@cache
+# A few entries: the prefix comes from the server (SCRIPT_NAME), which a proxy might let vary.
+@lru_cache(maxsize=8)
 def _reversed(script_prefix, urlconf):
     return {name: reverse(name, urlconf=urlconf) for name in HEADER_LINKS}

@@ -22,7 +22,8 @@ class AuthenticationMiddleware(auth_middleware.AuthenticationMiddleware):
 
 
 def _signed_in_user(request):
-    # Cached where Django's middleware caches it, so `request.auser()` agrees.
+    # Cached where Django's middleware caches the synchronous user (`request.auser()`, unused
+    # here, reads through Django's own get_user).
     if not hasattr(request, "_cached_user"):
         request._cached_user = user_read_with_session(request.session) or auth.get_user(request)
     return request._cached_user

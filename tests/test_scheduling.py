@@ -6,7 +6,7 @@ import pytest
 from django.db import transaction
 
 from quiz.lib import durations
-from quiz.models import MemoryState, ReviewLog
+from quiz.models import Card, Deck, MemoryState, ReviewLog
 from quiz.study import answers, bulk, queue, scheduling
 from quiz.study.queue import Scope, next_entry
 from quiz.study.scheduling import undo_last
@@ -289,3 +289,22 @@ def test_rating_in_bulk_gives_exactly_what_rating_one_by_one_gives(learner, othe
     assert memories(learner) == memories(other_learner)
     assert MemoryState.objects.get(user=other_learner, question=first).reps == 3
     assert logs(learner) == logs(other_learner) and len(logs(learner)) == 6
+
+
+def test_thousands_of_ratings_in_bulk_are_stored_within_the_databases_parameter_limit(learner):
+    # PostgreSQL with server-side parameters takes 65,535 a statement: one UPDATE of 3,700
+    # memories (18 fields' parameters each) would be refused; Django batches only for SQLite.
+    deck = Deck.objects.create(title="Large")
+    cards = Card.objects.bulk_create(
+        Card(deck=deck, key=f"c{n}", position=n, front=f"F{n}", back=f"B{n}") for n in range(1, 3_701)
+    )
+    MemoryState.objects.bulk_create(
+        MemoryState(user=learner, kind=Kind.CARD, card=card, phase=2, stability=5.0, difficulty=5.0,
+                    due=NOW, last_review=NOW - timedelta(days=5), reps=1)
+        for card in cards
+    )
+    ratings = [(learner.pk, card.pk, {"rating": Rating.GOOD, "source": STUDY}) for card in cards]
+    with transaction.atomic():
+        bulk.rate_in_bulk(kind=Kind.CARD, ratings=ratings, now=NOW)
+    assert MemoryState.objects.filter(user=learner, reps=2, last_review=NOW).count() == 3_700
+    assert ReviewLog.objects.filter(user=learner).count() == 3_700

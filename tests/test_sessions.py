@@ -2,18 +2,22 @@
 request reads both in one query, and every check Django makes on a session still holds."""
 
 from datetime import timedelta
+from unittest import mock
 
 import pytest
+from django.contrib import auth
 from django.contrib.auth import BACKEND_SESSION_KEY, SESSION_KEY
-from django.contrib.sessions.backends.base import SessionBase
+from django.contrib.auth.models import AnonymousUser
+from django.contrib.sessions.backends.db import SessionStore as DjangoSessionStore
 from django.core.cache import cache
 from django.db import connection
-from django.test import Client, override_settings
+from django.test import Client, RequestFactory, override_settings
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
 from quiz.models import User, UserSession
+from quiz.session_backends.db import SessionStore
 from tests.factories import PASSWORD, make_user
 from tests.test_migrations import latest, migrate
 
@@ -127,25 +131,86 @@ def test_with_a_shared_cache_a_cache_miss_reads_the_session_and_user_in_one_quer
 
 
 @pytest.mark.django_db(transaction=True)
+def test_deleting_an_account_while_its_session_changes_key_saves_it_without_the_user_once():
+    # A password change calls cycle_key(): an INSERT naming a deleted account must not retry forever.
+    user, client = signed_in_client()
+    store = SessionStore(client.cookies["sessionid"].value)
+    assert store[SESSION_KEY] == str(user.pk)
+    User.objects.filter(pk=user.pk).delete()  # an administrator deletes the account meanwhile
+    keys = []
+    new_key = SessionStore._get_new_session_key
+
+    def counted_new_key(self):
+        keys.append(1)
+        if len(keys) > 5:
+            raise RuntimeError("create() kept retrying")  # without the fix it would never stop
+        return new_key(self)
+
+    with mock.patch.object(SessionStore, "_get_new_session_key", counted_new_key):
+        store.cycle_key()
+    assert len(keys) == 1
+    assert UserSession.objects.get(session_key=store.session_key).user_id is None
+    assert isinstance(auth.get_user(_request_with(store)), AnonymousUser)  # it signs no one in
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_session_naming_a_deleted_account_can_still_be_written():
+    UserSession.objects.create(session_key="g" * 32, expire_date=timezone.now() + timedelta(days=1),
+                               session_data=SessionStore().encode({SESSION_KEY: "999999"}))
+    store = SessionStore("g" * 32)
+    store["token"] = "x"  # as the password reset view keeps its token
+    store.save()
+    assert SessionStore("g" * 32)["token"] == "x"
+
+
+def _request_with(session):
+    request = RequestFactory().get("/")
+    request.session = session
+    return request
+
+
+OLD_SCHEMA = [("quiz", "0022_attemptslot_flagged"), ("sessions", "0001_initial")]
+
+
+def old_session(old_apps, key, data, *, expires_in=timedelta(days=1)):
+    # Written as Django's own engine wrote them before the move (its signing salt included).
+    old_apps.get_model("sessions", "Session").objects.create(
+        session_key=key * 32, expire_date=timezone.now() + expires_in, session_data=DjangoSessionStore().encode(data)
+    )
+
+
+@pytest.mark.django_db(transaction=True)
 def test_sessions_from_before_the_move_are_kept_with_their_users():
     head = latest()
     try:
-        old = migrate([("quiz", "0022_attemptslot_flagged"), ("sessions", "0001_initial")])
+        old = migrate(OLD_SCHEMA)
         learner = old.get_model("quiz", "User").objects.create(username="alice")
-        codec = SessionBase()
-        OldSession = old.get_model("sessions", "Session")
-        later = timezone.now() + timedelta(days=1)
-        OldSession.objects.create(session_key="a" * 32, expire_date=later,
-                                  session_data=codec.encode({SESSION_KEY: str(learner.pk), "x": 1}))
-        OldSession.objects.create(session_key="v" * 32, expire_date=later, session_data=codec.encode({"x": 2}))
-        OldSession.objects.create(session_key="g" * 32, expire_date=later,
-                                  session_data=codec.encode({SESSION_KEY: "999999"}))  # a deleted account
-        OldSession.objects.create(session_key="e" * 32, expire_date=timezone.now() - timedelta(days=1),
-                                  session_data=codec.encode({SESSION_KEY: str(learner.pk)}))
+        old_session(old, "a", {SESSION_KEY: str(learner.pk), "x": 1})
+        old_session(old, "v", {"x": 2})  # a visitor's
+        old_session(old, "g", {SESSION_KEY: "999999"})  # signed in to an account deleted since
+        old_session(old, "e", {SESSION_KEY: str(learner.pk)}, expires_in=-timedelta(days=1))
         apps = migrate(head)
         moved = {row.session_key[0]: row for row in apps.get_model("quiz", "UserSession").objects.all()}
-        assert sorted(moved) == ["a", "g", "v"]  # the expired one stays behind
-        assert moved["a"].user_id == learner.pk and codec.decode(moved["a"].session_data)["x"] == 1
-        assert moved["v"].user_id is None and moved["g"].user_id is None
+        assert sorted(moved) == ["a", "v"]
+        assert moved["a"].user_id == learner.pk and SessionStore("a" * 32)["x"] == 1
+        assert moved["v"].user_id is None
+        assert not apps.get_model("sessions", "Session").objects.exists()  # moved, not copied
+    finally:
+        migrate(head)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_rolling_the_move_back_keeps_sessions_and_does_not_revive_one_signed_out_since():
+    head = latest()
+    try:
+        old = migrate(OLD_SCHEMA)
+        learner = old.get_model("quiz", "User").objects.create(username="alice")
+        old_session(old, "a", {SESSION_KEY: str(learner.pk)})
+        old_session(old, "b", {SESSION_KEY: str(learner.pk)})
+        migrate(head)
+        SessionStore("a" * 32).flush()  # signed out after the upgrade
+        migrate([("quiz", "0022_attemptslot_flagged")])
+        assert DjangoSessionStore("a" * 32).load() == {}
+        assert DjangoSessionStore("b" * 32).load() == {SESSION_KEY: str(learner.pk)}
     finally:
         migrate(head)

@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import Max, Prefetch, ProtectedError
 
 from quiz.content.sync import set_topics, sync_choices
+from quiz.lib.sql import BULK_UPDATE_BATCH
 from quiz.models import (
     Assignment,
     AttemptSlot,
@@ -82,7 +83,7 @@ def move_item(item, direction):
     items[index], items[other] = items[other], items[index]
     for position, row in enumerate(items, start=1):
         row.position = position
-    type(item).objects.bulk_update(items, ["position"])
+    type(item).objects.bulk_update(items, ["position"], batch_size=BULK_UPDATE_BATCH)
     return True
 
 

@@ -2,6 +2,11 @@
 
 from django.db.models import FloatField, Func
 
+# Rows per statement for `bulk_update`. PostgreSQL with server-side parameters (the default here)
+# takes at most 65,535 of them a statement, and Django batches bulk_update only for SQLite: each
+# row costs two parameters per field and one for its key, so a thousand rows fit up to 32 fields.
+BULK_UPDATE_BATCH = 1_000
+
 
 class UnixDays(Func):
     """A timestamp as (fractional) days since 1970-01-01 UTC."""

@@ -1,30 +1,51 @@
 """Sessions move to quiz.UserSession, whose row names its user. The sessions of the old table
 come along, so no one is signed out by the upgrade."""
 
+from itertools import islice
+
 import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 from django.utils import timezone
 
+BATCH = 2000
 
-def copy_sessions(apps, schema_editor):
+
+def move_sessions(apps, schema_editor):
+    """Unexpired sessions move to the new table, each naming its user; the old table is emptied
+    (moved, not copied: a rollback must not bring back a session signed out since)."""
     from django.contrib.auth import SESSION_KEY
-    from django.contrib.sessions.backends.base import SessionBase
+    from django.contrib.sessions.backends.db import SessionStore
 
+    codec = SessionStore()  # signs with the salt the sessions were saved with (its class name)
     OldSession = apps.get_model("sessions", "Session")
     UserSession = apps.get_model("quiz", "UserSession")
-    user_ids = set(apps.get_model("quiz", "User").objects.values_list("pk", flat=True))
-    codec = SessionBase()
-    batch = []
-    for old in OldSession.objects.filter(expire_date__gt=timezone.now()).iterator(chunk_size=2000):
-        user_id = codec.decode(old.session_data).get(SESSION_KEY)
-        known = user_id is not None and str(user_id).isdigit() and int(user_id) in user_ids
-        batch.append(UserSession(session_key=old.session_key, session_data=old.session_data,
-                                 expire_date=old.expire_date, user_id=int(user_id) if known else None))
-        if len(batch) == 2000:
-            UserSession.objects.bulk_create(batch)
-            batch = []
-    UserSession.objects.bulk_create(batch)
+    User = apps.get_model("quiz", "User")
+    rows = OldSession.objects.filter(expire_date__gt=timezone.now()).order_by("pk").iterator(chunk_size=BATCH)
+    while batch := list(islice(rows, BATCH)):
+        named = {old.pk: codec.decode(old.session_data).get(SESSION_KEY) for old in batch}
+        ids = {int(value) for value in named.values() if str(value).isdigit()}
+        existing = {str(pk) for pk in User.objects.filter(pk__in=ids).values_list("pk", flat=True)}
+        UserSession.objects.bulk_create(
+            UserSession(
+                session_key=old.session_key, session_data=old.session_data, expire_date=old.expire_date,
+                user_id=int(named[old.pk]) if named[old.pk] is not None else None,
+            )
+            for old in batch
+            # A session signed in to an account that is gone (or unreadable) signs no one in: dropped.
+            if named[old.pk] is None or str(named[old.pk]) in existing
+        )
+    OldSession.objects.all().delete()
+
+
+def move_sessions_back(apps, schema_editor):
+    OldSession = apps.get_model("sessions", "Session")
+    rows = apps.get_model("quiz", "UserSession").objects.order_by("pk").iterator(chunk_size=BATCH)
+    while batch := list(islice(rows, BATCH)):
+        OldSession.objects.bulk_create(
+            OldSession(session_key=row.session_key, session_data=row.session_data, expire_date=row.expire_date)
+            for row in batch
+        )
 
 
 class Migration(migrations.Migration):
@@ -49,5 +70,5 @@ class Migration(migrations.Migration):
                 'abstract': False,
             },
         ),
-        migrations.RunPython(copy_sessions, migrations.RunPython.noop),
+        migrations.RunPython(move_sessions, move_sessions_back),
     ]

@@ -12,6 +12,8 @@ from django.db.models import Exists, F, Max, OuterRef, Q
 from django.urls import reverse
 from django.utils import timezone
 
+from quiz.lib.sql import BULK_UPDATE_BATCH
+
 from .content import Question, User
 
 # No 0/O or 1/I/L: join codes are read aloud and typed from a projector.
@@ -157,7 +159,7 @@ class QuestionPool(models.Model):
                     entries[index], entries[other] = entries[other], entries[index]
             for position, item in enumerate(entries, start=1):
                 item.position = position
-            PoolQuestion.objects.bulk_update(entries, ["position"])
+            PoolQuestion.objects.bulk_update(entries, ["position"], batch_size=BULK_UPDATE_BATCH)
 
     def questions_for_attempt(self, rng=random, *, leaving_out=()):
         """The questions one attempt gets, in the pool's order: all of them, or a random draw;

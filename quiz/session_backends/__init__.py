@@ -9,9 +9,11 @@ cache (REDIS_URL): that one reads the session from the cache, and the user costs
 import logging
 
 from django.conf import settings
-from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, load_backend
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model, load_backend
 from django.contrib.auth.backends import ModelBackend
+from django.contrib.sessions.backends.base import CreateError
 from django.core.exceptions import SuspiciousOperation
+from django.db import IntegrityError
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
@@ -30,10 +32,36 @@ class UserSessionStoreMixin:
 
         return UserSession
 
+    # Set when the data names an account deleted meanwhile: the row is then saved without it.
+    _without_user = False
+
     def create_model_instance(self, data):
         row = super().create_model_instance(data)
-        row.user_id = data.get(SESSION_KEY)
+        row.user_id = None if self._without_user else data.get(SESSION_KEY)
         return row
+
+    async def acreate_model_instance(self, data):
+        row = await super().acreate_model_instance(data)
+        row.user_id = None if self._without_user else data.get(SESSION_KEY)
+        return row
+
+    def save(self, must_create=False):
+        # The user column is a shortcut for reading, not the sign-in itself (the data is): when
+        # the account it names was deleted during this request, the row is saved without it,
+        # and Django's get_user finds no such user next time. Without this a key change
+        # (`cycle_key`, on a password change) would retry its INSERT forever, and any other
+        # write would fail with a 500.
+        try:
+            return super().save(must_create=must_create)
+        except (IntegrityError, CreateError):
+            if self._without_user or not self._names_a_deleted_account():
+                raise  # a taken key (CreateError, which create() retries) or another failure
+            self._without_user = True
+            return super().save(must_create=must_create)
+
+    def _names_a_deleted_account(self):
+        user_id = getattr(self, "_session_cache", {}).get(SESSION_KEY)
+        return user_id is not None and not get_user_model()._base_manager.filter(pk=user_id).exists()
 
     def _get_session_from_db(self):
         # Django's own read (backends.db), joined to the user, compiled once; the expiry is

@@ -14,6 +14,7 @@ from operator import or_
 
 from django.db.models import Q
 
+from quiz.lib.sql import BULK_UPDATE_BATCH
 from quiz.models import MemoryState, ReviewLog
 
 from . import scheduling
@@ -60,7 +61,7 @@ def rate_in_bulk(*, kind, ratings, now, schedulers=None):
     # New rows in item order too: two bulks inserting the same items wait for each other in turn.
     new = sorted((m for m in memories.values() if m.pk is None), key=lambda m: (m.user_id, getattr(m, field)))
     MemoryState.objects.bulk_create(new)
-    MemoryState.objects.bulk_update(known, scheduling.SNAPSHOT_FIELDS)
+    MemoryState.objects.bulk_update(known, scheduling.SNAPSHOT_FIELDS, batch_size=BULK_UPDATE_BATCH)
     return ReviewLog.objects.bulk_create(logs)
 
 
@@ -92,7 +93,7 @@ def _replay(late, memories, schedulers):
         # A stable sort: at equal times, rows already stored stay first, the new ones in their order.
         replay(memory, sorted(before + new_logs, key=lambda log: log.reviewed_at),
                schedulers.get(key[0], scheduling.SCHEDULER))
-    ReviewLog.objects.bulk_update(rewritten, REPLAYED_FIELDS)
+    ReviewLog.objects.bulk_update(rewritten, REPLAYED_FIELDS, batch_size=BULK_UPDATE_BATCH)
 
 
 def replay(memory, logs, scheduler=scheduling.SCHEDULER):

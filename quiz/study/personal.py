@@ -17,6 +17,7 @@ from django.db.models import Count, F, OuterRef, Q, Subquery
 from django.utils import timezone
 from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
 
+from quiz.lib.sql import BULK_UPDATE_BATCH
 from quiz.models import MemoryState, ReviewLog, ScheduleFit, User
 
 from . import scheduling
@@ -85,9 +86,9 @@ def replay_memories(user, scheduler):
     for memory_id, history in histories.items():
         replay(memories[memory_id], history, scheduler)
     replayed = [memories[memory_id] for memory_id in histories]
-    MemoryState.objects.bulk_update(replayed, scheduling.SNAPSHOT_FIELDS, batch_size=2_000)
+    MemoryState.objects.bulk_update(replayed, scheduling.SNAPSHOT_FIELDS, batch_size=BULK_UPDATE_BATCH)
     rewritten = [log for history in histories.values() for log in history]
-    ReviewLog.objects.bulk_update(rewritten, [f for f in REPLAYED_FIELDS if f != "retrievability"], batch_size=2_000)
+    ReviewLog.objects.bulk_update(rewritten, [f for f in REPLAYED_FIELDS if f != "retrievability"], batch_size=BULK_UPDATE_BATCH)
     return len(replayed)
 
 
