@@ -10,6 +10,7 @@ from django.contrib.auth import BACKEND_SESSION_KEY, SESSION_KEY
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.sessions.backends.db import SessionStore as DjangoSessionStore
 from django.core.cache import cache
+from django.core.management import call_command
 from django.db import connection
 from django.test import Client, RequestFactory, override_settings
 from django.test.utils import CaptureQueriesContext
@@ -214,3 +215,13 @@ def test_rolling_the_move_back_keeps_sessions_and_does_not_revive_one_signed_out
         assert DjangoSessionStore("b" * 32).load() == {SESSION_KEY: str(learner.pk)}
     finally:
         migrate(head)
+
+
+@pytest.mark.django_db
+def test_clearsessions_deletes_the_expired_sessions_of_the_apps_table():
+    user, client = signed_in_client()
+    kept = client.session.session_key
+    UserSession.objects.create(session_key="x" * 32, session_data=SessionStore().encode({}),
+                               expire_date=timezone.now() - timedelta(minutes=1))
+    call_command("clearsessions")
+    assert list(UserSession.objects.values_list("session_key", flat=True)) == [kept]
