@@ -180,41 +180,40 @@ def old_session(old_apps, key, data, *, expires_in=timedelta(days=1)):
     )
 
 
-@pytest.mark.django_db(transaction=True)
-def test_sessions_from_before_the_move_are_kept_with_their_users():
+@pytest.fixture
+def before_the_move(transactional_db):
+    """The schema before sessions moved (its apps, and a learner in it); the latest one after."""
     head = latest()
+    old = migrate(OLD_SCHEMA)
     try:
-        old = migrate(OLD_SCHEMA)
-        learner = old.get_model("quiz", "User").objects.create(username="alice")
-        old_session(old, "a", {SESSION_KEY: str(learner.pk), "x": 1})
-        old_session(old, "v", {"x": 2})  # a visitor's
-        old_session(old, "g", {SESSION_KEY: "999999"})  # signed in to an account deleted since
-        old_session(old, "e", {SESSION_KEY: str(learner.pk)}, expires_in=-timedelta(days=1))
-        apps = migrate(head)
-        moved = {row.session_key[0]: row for row in apps.get_model("quiz", "UserSession").objects.all()}
-        assert sorted(moved) == ["a", "v"]
-        assert moved["a"].user_id == learner.pk and SessionStore("a" * 32)["x"] == 1
-        assert moved["v"].user_id is None
-        assert not apps.get_model("sessions", "Session").objects.exists()  # moved, not copied
+        yield old, old.get_model("quiz", "User").objects.create(username="alice"), head
     finally:
         migrate(head)
 
 
-@pytest.mark.django_db(transaction=True)
-def test_rolling_the_move_back_keeps_sessions_and_does_not_revive_one_signed_out_since():
-    head = latest()
-    try:
-        old = migrate(OLD_SCHEMA)
-        learner = old.get_model("quiz", "User").objects.create(username="alice")
-        old_session(old, "a", {SESSION_KEY: str(learner.pk)})
-        old_session(old, "b", {SESSION_KEY: str(learner.pk)})
-        migrate(head)
-        SessionStore("a" * 32).flush()  # signed out after the upgrade
-        migrate([("quiz", "0022_attemptslot_flagged")])
-        assert DjangoSessionStore("a" * 32).load() == {}
-        assert DjangoSessionStore("b" * 32).load() == {SESSION_KEY: str(learner.pk)}
-    finally:
-        migrate(head)
+def test_sessions_from_before_the_move_are_kept_with_their_users(before_the_move):
+    old, learner, head = before_the_move
+    old_session(old, "a", {SESSION_KEY: str(learner.pk), "x": 1})
+    old_session(old, "v", {"x": 2})  # a visitor's
+    old_session(old, "g", {SESSION_KEY: "999999"})  # signed in to an account deleted since
+    old_session(old, "e", {SESSION_KEY: str(learner.pk)}, expires_in=-timedelta(days=1))
+    apps = migrate(head)
+    moved = {row.session_key[0]: row for row in apps.get_model("quiz", "UserSession").objects.all()}
+    assert sorted(moved) == ["a", "v"]
+    assert moved["a"].user_id == learner.pk and SessionStore("a" * 32)["x"] == 1
+    assert moved["v"].user_id is None
+    assert not apps.get_model("sessions", "Session").objects.exists()  # moved, not copied
+
+
+def test_rolling_the_move_back_keeps_sessions_and_does_not_revive_one_signed_out_since(before_the_move):
+    old, learner, head = before_the_move
+    old_session(old, "a", {SESSION_KEY: str(learner.pk)})
+    old_session(old, "b", {SESSION_KEY: str(learner.pk)})
+    migrate(head)
+    SessionStore("a" * 32).flush()  # signed out after the upgrade
+    migrate([("quiz", "0022_attemptslot_flagged")])
+    assert DjangoSessionStore("a" * 32).load() == {}
+    assert DjangoSessionStore("b" * 32).load() == {SESSION_KEY: str(learner.pk)}
 
 
 @pytest.mark.django_db
