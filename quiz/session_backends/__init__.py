@@ -25,15 +25,14 @@ class UserSessionStoreMixin:
 
     # The user read with the session's row (None: no row read, or a visitor's).
     user_of_row = None
+    # Set when the data names an account deleted meanwhile: the row is then saved without it.
+    _without_user = False
 
     @classmethod
     def get_model_class(cls):
         from quiz.models import UserSession
 
         return UserSession
-
-    # Set when the data names an account deleted meanwhile: the row is then saved without it.
-    _without_user = False
 
     def create_model_instance(self, data):
         row = super().create_model_instance(data)
