@@ -1,4 +1,5 @@
-"""The app's configuration; `ready` connects the security event log (quiz.security)."""
+"""The app's configuration; `ready` connects the security event log (quiz.security) and the
+watch for content changes that keeps cached pages fresh (quiz.lib.content_changes)."""
 
 from django.apps import AppConfig
 
@@ -9,3 +10,6 @@ class QuizConfig(AppConfig):
 
     def ready(self):
         from . import security  # noqa: F401  (connects the signal receivers)
+        from .lib import content_changes
+
+        content_changes.install()

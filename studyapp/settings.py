@@ -196,16 +196,31 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 SESSION_ENGINE = "quiz.session_backends.db"
 SILENCED_SYSTEM_CHECKS = []
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {
+        "default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": REDIS_URL},
+        "pages": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX": "pages"},
+    }
     # Sessions read from Redis and written through to the database: every request of a signed-in
     # user (an answer most of all) skips its session query, and a Redis restart signs no one out.
     SESSION_ENGINE = "quiz.session_backends.cached_db"
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "django_cache"}}
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "django_cache"},
+        # Kept pages in a table of their own: a busy hour of dashboards must not push the rate
+        # limits' counters out of the default cache (the database cache culls past MAX_ENTRIES).
+        "pages": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "django_cache_pages",
+            "OPTIONS": {"MAX_ENTRIES": env_int("DJANGO_PAGE_CACHE_ENTRIES", 5000)},
+        },
+    }
     # django-ratelimit prefers a cache with atomic increments (Redis). On the database cache two
     # requests at the very same moment may both count as one; the limits still hold across
     # servers, which a per-process cache would not. Set REDIS_URL for exact counting.
     SILENCED_SYSTEM_CHECKS += ["django_ratelimit.E003", "django_ratelimit.W001"]
+# A learner's dashboard is kept in the "pages" cache until anything it shows changes (their study, their
+# settings, content and classes: quiz.progress.dashboard_cache) or this many seconds pass, the
+# bound on figures that move with the clock alone (cards falling due). 0 turns it off.
+DASHBOARD_CACHE_SECONDS = env_int("DJANGO_DASHBOARD_CACHE_SECONDS", 60)
 
 # --- Failed logins (django-axes): per account and per address, stored in the database ---------------
 AXES_FAILURE_LIMIT = env_int("DJANGO_LOGIN_FAILURE_LIMIT", 5)

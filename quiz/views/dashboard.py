@@ -8,6 +8,7 @@ Views only: the dashboard's numbers and charts come from `quiz.progress.dashboar
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.http import urlencode
 from django.views.decorators.http import require_POST, require_safe
@@ -17,6 +18,7 @@ from quiz.lib.http import render_page
 from quiz.lib.pages import PeekPage
 from quiz.models import Attempt, Deck, Question, QuestionSet, Topic
 from quiz.progress.dashboard import dashboard_context
+from quiz.progress.dashboard_cache import dashboard_body
 from quiz.study.catch_up import catch_up_learner
 
 
@@ -29,13 +31,16 @@ def home(request):
         return render(request, "quiz/home.html", {"question_sets": sets, "decks": decks, "sets_page": sets, "decks_page": decks})
     user, now = request.user, timezone.now()
     catch_up_learner(user, now=now)  # answers released since the last visit
-    held = Question.objects.held_back_ids(user, now)  # read once for the lists and every figure
-    sets = PeekPage(QuestionSet.objects.visible_to(user).with_progress_for(user, held=held), request.GET.get("sets"))
-    decks = PeekPage(Deck.objects.visible_to(user).with_counts_for(user, now=now), request.GET.get("decks"))
-    context = dashboard_context(user, sets, decks, now, held)
-    context.update(sets_page=sets, decks_page=decks)
-    context["exam_form"] = ExamForm(instance=request.user)
-    return render(request, "quiz/home.html", context)
+
+    def build(csrf_token):
+        held = Question.objects.held_back_ids(user, now)  # read once for the lists and every figure
+        sets = PeekPage(QuestionSet.objects.visible_to(user).with_progress_for(user, held=held), request.GET.get("sets"))
+        decks = PeekPage(Deck.objects.visible_to(user).with_counts_for(user, now=now), request.GET.get("decks"))
+        context = dashboard_context(user, sets, decks, now, held)
+        context.update(sets_page=sets, decks_page=decks, exam_form=ExamForm(instance=user), csrf_token=csrf_token)
+        return render_to_string("quiz/dashboard.html", context, request)
+
+    return render(request, "quiz/home.html", {"dashboard": dashboard_body(request, user, now, build)})
 
 
 @require_safe
