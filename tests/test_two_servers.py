@@ -1,20 +1,25 @@
 """Two app servers on one database, as in production behind a load balancer: a session made on
-one is valid on the other, and failed logins and rate limits are counted across both."""
+one is valid on the other, failed logins and rate limits are counted across both, and a
+dashboard one of them keeps shows content another process adds."""
 
 import pytest
 
-from tests.servers import Browser, gunicorn_servers, production_env, shared_database
+from tests.servers import Browser, gunicorn_servers, manage, production_env, shared_database
 
 pytestmark = pytest.mark.servers
 
 
 @pytest.fixture
-def servers(tmp_path):
+def environment(tmp_path):
     # A fresh database for each test, so every count starts at zero.
     with shared_database(tmp_path) as database_url:
-        env = production_env(database_url, tmp_path / "static", DJANGO_SIGNUP_RATE="3/h", DJANGO_LOGIN_FAILURE_LIMIT="4")
-        with gunicorn_servers(env) as urls:
-            yield urls
+        yield production_env(database_url, tmp_path / "static", DJANGO_SIGNUP_RATE="3/h", DJANGO_LOGIN_FAILURE_LIMIT="4")
+
+
+@pytest.fixture
+def servers(environment):
+    with gunicorn_servers(environment) as urls:
+        yield urls
 
 
 def sign_up(browser, server, username):
@@ -53,3 +58,18 @@ def test_the_sign_up_rate_limit_is_shared_by_the_servers(servers):
     # Three an hour from one address: the fourth is refused, though its server saw only one
     # before it (a cache per server would let it through).
     assert results == [302, 302, 302, 429]
+
+
+def test_a_dashboard_kept_by_one_server_shows_content_another_process_imports(environment, servers):
+    one, two = servers
+    browser = Browser()
+    assert sign_up(browser, one, "reader")[0] == 302
+    browser.get(f"{two}/")
+    status, kept = browser.get(f"{two}/")  # the second visit is the kept page
+    assert status == 200 and 'data-testid="no-sets"' in kept
+
+    manage(environment, "import_questions", "fixtures/seed.json")  # a process of its own, as a timer's would be
+
+    for server in (two, one):
+        status, html = browser.get(f"{server}/")
+        assert status == 200 and 'data-testid="no-sets"' not in html

@@ -13,6 +13,7 @@ Until that commit, the writing transaction itself sees content that others do no
 `content_unsettled()` tells a cache to stay out of it (neither read nor fill).
 """
 
+import atexit
 import re
 import uuid
 
@@ -113,7 +114,9 @@ def watch_writes(execute, sql, params, many, context):
     return result
 
 
-def _request_finished(**kwargs):
+def _flush_due_bump(**kwargs):
+    """At the end of a request, and when a command's process exits: a change that was the last
+    statement on the connection gets its new generation too."""
     if getattr(connection, "content_bump_due", False) and not connection.in_atomic_block:
         _bump_now(connection)
 
@@ -148,4 +151,5 @@ def install():
     connection_created.connect(_install, dispatch_uid="quiz.content_changes")
     pre_migrate.connect(_migrations_start, dispatch_uid="quiz.content_changes")
     post_migrate.connect(_migrations_end, dispatch_uid="quiz.content_changes")
-    request_finished.connect(_request_finished, dispatch_uid="quiz.content_changes")
+    request_finished.connect(_flush_due_bump, dispatch_uid="quiz.content_changes")
+    atexit.register(_flush_due_bump)
