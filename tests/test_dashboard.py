@@ -318,7 +318,7 @@ def test_answers_still_hidden_count_as_study_but_tell_nothing_else(learner):
 
 # --- A fixed number of queries, whatever the history ----------------------------------------------
 
-HOME_QUERIES = 16  # a learner's home without assignments, pinned query by query below
+HOME_QUERIES = 15  # a learner's home without assignments, pinned query by query below
 
 
 def _add_history(user, answers):
@@ -352,14 +352,14 @@ def test_the_dashboard_runs_the_same_queries_with_10_and_10000_answers(
         counts.append(count_queries(client, reverse("home"), ok=(200,)))
 
     assert counts[0] == counts[1]
-    # The questions an assignment holds back from the learner now (read once as a
-    # list: a subquery in each query below took longer to build and plan than they take to run);
-    # question sets with best score and open attempt; decks with their counts; from the memory table: mastery by set, by deck and by topic, the mistakes count, the
-    # most-missed questions, the believed myths, the due forecast; the days already counted,
-    # today's reviews; answers still held back, by day; any expired timed
-    # attempt to close; the learner's assignments (their overrides are one more query when there are
-    # any); quiz answers whose feedback became visible since the last visit, to schedule
-    # (none here)
+    # Whether a timed attempt is to be closed or quiz answers whose feedback became visible are
+    # to be scheduled (one query; none here); the questions an assignment holds back from the
+    # learner now (read once as a list: a subquery in each query below took longer to build and
+    # plan than they take to run); question sets with best score and open attempt; decks with
+    # their counts; from the memory table: mastery by set, by deck and by topic, the mistakes
+    # count, the most-missed questions, the believed myths, the due forecast; the days already
+    # counted, today's reviews; answers still held back, by day; the learner's assignments
+    # (their overrides are one more query when there are any)
     with django_assert_num_queries(AUTH + HOME_QUERIES):
         client.get(reverse("home"))
 

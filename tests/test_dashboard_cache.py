@@ -29,9 +29,9 @@ from tests.helpers import AUTH, correct_number, count_queries, rate_item
 
 NOW = datetime(2025, 3, 4, 12, 0, tzinfo=UTC)
 HOME = "/"
-# A visit served from the cache: bring the learner's attempts up to date with the clock (two
-# reads, quiz.study.catch_up), the learner's stamp, the entry with the content generation.
-CACHED_HOME_QUERIES = 4
+# A visit served from the cache: whether the learner's attempts need bringing up to date with
+# the clock (quiz.study.catch_up), the learner's stamp, the entry with the content generation.
+CACHED_HOME_QUERIES = 3
 
 
 @pytest.fixture

@@ -106,3 +106,39 @@ def test_a_value_of_another_type_than_its_placeholder_matches_nothing(learner):
     by_title = PreparedQuery(lambda title: QuestionSet.objects.filter(title=title), title="prepared:title")
     assert by_title.first(title=attempt.question_set.title) == attempt.question_set
     assert by_title.first(title=1) is None
+
+
+def test_the_catch_up_question_matches_the_orm_for_expired_attempts_and_answers_to_release(learner):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from quiz.models import Attempt, AttemptSlot
+    from quiz.study.answers import pending_release
+    from quiz.study.catch_up import _OWED
+    from tests.helpers import answer_at
+
+    other, now = make_user("someone-else"), timezone.now()
+    question_set = make_question_set(questions=2)
+
+    def owed(user, at):
+        row = _OWED.first(user_id=user.pk, now=at)
+        expected = (Attempt.objects.filter(user=user).expired(at).exists(),
+                    pending_release(AttemptSlot.objects.filter(attempt__user=user), at).exists())
+        assert (row.expired, row.pending) == expected
+        return expected
+
+    assert owed(learner, now) == (False, False)
+    timed = start_attempt(learner, question_set, feedback="deferred")
+    Attempt.objects.filter(pk=timed.pk).update(deadline=now + timedelta(minutes=5))
+    assert owed(learner, now) == (False, False)
+    assert owed(learner, now + timedelta(minutes=6)) == (True, False)  # its time ran out
+    assert owed(other, now + timedelta(minutes=6)) == (False, False)  # someone else's
+
+    Attempt.objects.filter(pk=timed.pk).update(deadline=None, reveal_at=now + timedelta(days=1))
+    timed.refresh_from_db()
+    answer_at(timed, timed.slots.order_by("position").first(), right=True, at=now)
+    Attempt.objects.filter(pk=timed.pk).update(finished_at=now)
+    assert owed(learner, now) == (False, False)  # held back until tomorrow
+    assert owed(learner, now + timedelta(days=1, seconds=1)) == (False, True)
+    assert _OWED.first(user_id=2**63, now=now) is None  # beyond any id: nobody

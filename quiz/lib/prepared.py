@@ -10,6 +10,7 @@ their select_related objects and annotations), pinned by Django 5.2 in pyproject
 
 import copy
 import threading
+from datetime import datetime
 
 from django.db import connections
 from django.db.models.query import ModelIterable
@@ -20,9 +21,10 @@ SMALLEST, LARGEST = -(2**63), 2**63 - 1
 
 class PreparedQuery:
     """`build(**placeholders)` returns a queryset filtered on the placeholder values, each an
-    integer or a string found among the compiled SQL's parameters exactly where that name goes
-    (pick values nothing else in the query uses). `first(**values)` runs it with those values in
-    their place; a value of another type than its placeholder's matches nothing."""
+    integer, a string or an aware datetime found among the compiled SQL's parameters exactly
+    where that name goes (pick values nothing else in the query uses). `first(**values)` runs it
+    with those values in their place; a value of another type than its placeholder's matches
+    nothing."""
 
     def __init__(self, build, **placeholders):
         self._build = build
@@ -39,9 +41,10 @@ class PreparedQuery:
             return None
         queryset, compiler, sql, params, spots = self._compile()
         params = list(params)
+        ops = connections[queryset.db].ops
         for name, value in values.items():
             for index in spots[name]:
-                params[index] = value
+                params[index] = _as_parameter(value, ops)
         # A copy per run: the compiled parts are shared, the connection is this thread's own.
         run = copy.copy(compiler)
         run.connection = connections[queryset.db]
@@ -66,13 +69,22 @@ class PreparedQuery:
                 queryset = self._queryset._chain()  # a copy: the compiler adds its joins to the Query
                 compiler = queryset.query.get_compiler(using=queryset.db)
                 sql, params = compiler.as_sql()
-                spots = {name: [i for i, p in enumerate(params) if p == value] for name, value in self._placeholders.items()}
+                ops = connections[queryset.db].ops
+                spots = {
+                    name: [i for i, p in enumerate(params) if p == _as_parameter(value, ops)]
+                    for name, value in self._placeholders.items()
+                }
                 missing = [name for name, found in spots.items() if not found]
                 if missing:
                     raise ValueError(f"placeholders not found among the query's parameters: {missing}")
                 compiler.connection = None  # each run sets its own thread's
                 self._compiled[key] = (queryset, compiler, sql, params, spots)
             return self._compiled[key]
+
+
+def _as_parameter(value, ops):
+    """A value as the compiler passes it to the database (SQLite takes datetimes as text)."""
+    return ops.adapt_datetimefield_value(value) if isinstance(value, datetime) else value
 
 
 class _Compiled:
