@@ -1,6 +1,6 @@
 """Middleware of the app: the signed-in user read with the session, dates in each signed-in
-user's own time zone, a clear 400 for request bodies in a charset the app cannot read, and
-private pages kept out of shared caches."""
+user's own time zone, a clear 400 for request bodies in a charset the app cannot read,
+private pages kept out of shared caches, and content changes announced before a response leaves."""
 
 from django.contrib import auth
 from django.contrib.auth import middleware as auth_middleware
@@ -9,6 +9,7 @@ from django.utils import timezone
 from django.utils.cache import patch_cache_control
 from django.utils.functional import SimpleLazyObject
 
+from quiz.lib.content_changes import flush_due_generation
 from quiz.session_backends import user_read_with_session
 
 
@@ -27,6 +28,20 @@ def _signed_in_user(request):
     if not hasattr(request, "_cached_user"):
         request._cached_user = user_read_with_session(request.session) or auth.get_user(request)
     return request._cached_user
+
+
+class ContentChangesMiddleware:
+    """Outermost: a content change a view wrote outside a transaction gets its new generation
+    (quiz.lib.content_changes) before the response leaves, so the page the browser goes to
+    next already shows it (request_finished comes only after the response is sent)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        flush_due_generation()
+        return response
 
 
 class UserTimeZoneMiddleware:

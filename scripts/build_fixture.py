@@ -29,6 +29,7 @@ def main():
     from quiz.content import export_json, import_documents
 
     call_command("migrate", verbosity=0, interactive=False)
+    call_command("createcachetable")  # content writes announce themselves there (quiz.lib.content_changes)
     # Relative paths, so warnings name the files as a person would type them.
     report = import_documents(sorted(path.relative_to(ROOT) for path in SOURCES.glob("*.txt")))
     for warning in report.warnings:

@@ -69,6 +69,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost, so that it runs after every other on the way out (quiz.lib.content_changes).
+    "quiz.middleware.ContentChangesMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Pages compressed (a signed-in home is 50-75 KB of HTML, under 10 KB gzipped), right after

@@ -7,22 +7,27 @@ Content made in a test's own transaction is committed here through
 other connections, and the cache stays out of the way of the transaction that made it."""
 
 import re
+import threading
 from datetime import UTC, datetime, timedelta
 from unittest import mock
 
 import pytest
-from django.db import transaction
-from django.test import Client
+from django.core.handlers.wsgi import WSGIHandler
+from django.db import connection, transaction
+from django.http import HttpResponse
+from django.test import Client, RequestFactory
 from django.urls import reverse
 
 from quiz.editor.changes import remove_item
 from quiz.lib.content_changes import GENERATION_KEY, content_unsettled, page_cache, writes_content
-from quiz.models import Attempt, Deck, MemoryState, QuestionSet, ReviewLog, User
+from quiz.middleware import ContentChangesMiddleware
+from quiz.models import Assignment, Attempt, Deck, MemoryState, QuestionSet, ReviewLog, User
 from quiz.progress.dashboard_cache import CSRF_PLACEHOLDER
 from quiz.study.answers import submit_answer
 from quiz.study.catch_up import finish_and_release
 from quiz.study.queue import Scope
 from quiz.study.scheduling import undo_last
+from quiz.teaching import rules
 from tests.class_factories import make_assignment, make_classroom, make_instructor, make_pool
 from tests.factories import make_deck, make_question_set, make_user, start_attempt
 from tests.helpers import AUTH, correct_number, count_queries, rate_item
@@ -203,6 +208,37 @@ def test_the_learners_own_study_shows_on_the_next_visit(setup, settings, prepare
     assert after != before
 
 
+def test_an_undo_then_a_release_at_the_due_date_show_though_they_balance_the_counts(setup, clock, committed, settings):
+    # The undo takes a card's only rating back (one memory row and one review fewer); the
+    # release brings a held-back answer in, dated when it was given (one of each more): the
+    # newest review's id is what tells the two states apart.
+    learner, client = setup["learner"], setup["client"]
+    with committed():
+        teacher = make_instructor()
+        classroom = make_classroom(teacher, learners=[learner])
+        pool = make_pool(teacher, questions=make_question_set("Assigned", questions=1).questions.all())
+        assignment = make_assignment(classroom, pool, opens_at=NOW - timedelta(hours=1), due_at=NOW + timedelta(minutes=10),
+                                     feedback_timing=Assignment.FeedbackTiming.AFTER_DUE)
+    attempt = rules.start_attempt(user=learner, seen=rules.get_learner_assignment(user=learner, assignment_id=assignment.pk,
+                                                                                  now=NOW), now=NOW)
+    slot = attempt.slots.get()
+    submit_answer(attempt=attempt, slot=slot, number=correct_number(slot), now=NOW)
+    finish_and_release(Attempt.objects.get(pk=attempt.pk), now=NOW)
+    _rate_a_new_card(setup)
+    rate_item(learner, setup["set"].questions.order_by("pk").first(), 3, NOW + timedelta(minutes=2))
+    clock["now"] = NOW + timedelta(minutes=9, seconds=30)
+    visit(client)
+    before = visit(client)
+
+    clock["now"] = NOW + timedelta(minutes=9, seconds=35)
+    _undo_the_last_rating(setup)
+    clock["now"] = NOW + timedelta(minutes=10, seconds=1)  # past the due date: this visit releases the answer
+    after = visit(client)
+
+    assert MemoryState.objects.filter(user=learner, question=slot.question).exists()
+    assert after == fresh(client, settings) != before
+
+
 @pytest.mark.parametrize("prepare, change", LEARNER_WRITES)
 def test_a_learners_study_leaves_everyone_elses_kept_dashboard_alone(setup, committed, prepare, change):
     # Study is most of the writes: were it to count as a content change, every answer would
@@ -346,3 +382,71 @@ def test_with_real_commits_a_change_made_outside_any_transaction_shows_on_the_ne
     page = visit(client)
     assert "Switching, saved" in page and "VLANs" in page
     assert page == fresh(client, settings)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_change_a_view_writes_outside_a_transaction_is_announced_before_its_response_leaves():
+    # request_finished comes when the server closes the response, after the browser has it and
+    # may already be asking for the next page (from another worker).
+    owner = make_user("dana")
+    own = make_question_set("Dana's set", questions=1, owner=owner, visibility="private")
+    client = Client()
+    client.force_login(owner)
+    client.get(reverse("library"))  # a CSRF cookie
+    cookies = "; ".join(f"{name}={morsel.value}" for name, morsel in client.cookies.items())
+    environ = RequestFactory().post(
+        reverse("share_set", args=[own.pk]), {"visibility": "everyone", "csrfmiddlewaretoken": client.cookies["csrftoken"].value},
+        HTTP_COOKIE=cookies,
+    ).environ
+    generation, statuses = page_cache().get(GENERATION_KEY), []
+
+    response = WSGIHandler()(environ, lambda status, headers, exc_info=None: statuses.append(status))
+    b"".join(response)  # what the server sends before it calls close()
+
+    assert statuses == ["302 Found"]
+    assert QuestionSet.objects.get(pk=own.pk).visibility == "everyone"
+    assert generation_elsewhere() != generation
+    response.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_change_that_is_a_views_last_statement_is_announced_by_the_middleware():
+    question_set = make_question_set("Last words", questions=1)
+    generation = page_cache().get(GENERATION_KEY)
+
+    def view(request):
+        QuestionSet.objects.filter(pk=question_set.pk).update(title="Last words, revised")  # nothing runs after it
+        return HttpResponse("saved")
+
+    ContentChangesMiddleware(view)(RequestFactory().get("/"))
+
+    # Read as another server would, on a connection of its own: reading on this one would
+    # itself announce the change first.
+    assert generation_elsewhere() != generation
+
+
+def generation_elsewhere():
+    seen = {}
+
+    def read():
+        try:
+            seen["generation"] = page_cache().get(GENERATION_KEY)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=read)
+    thread.start()
+    thread.join()
+    return seen["generation"]
+
+
+def test_a_page_cache_that_cannot_take_the_generation_never_fails_the_write_that_committed(db, committed, caplog):
+    # (No cache table yet, or SQLite busy past its timeout: the content is saved already.)
+    from django.db import OperationalError
+
+    with mock.patch.object(type(page_cache()), "set", side_effect=OperationalError("no such table: django_cache_pages")):
+        with committed():
+            make_question_set("Saved anyway", questions=1)
+
+    assert QuestionSet.objects.filter(title="Saved anyway").exists()
+    assert "could not take a new generation" in caplog.text

@@ -14,6 +14,7 @@ Until that commit, the writing transaction itself sees content that others do no
 """
 
 import atexit
+import logging
 import re
 import uuid
 
@@ -23,7 +24,11 @@ from django.db import DatabaseError, connection, transaction
 from django.db.backends.signals import connection_created
 from django.db.models.signals import post_migrate, pre_migrate
 
-GENERATION_KEY = "content-generation"
+logger = logging.getLogger(__name__)
+
+# "~": after every page's key. The database cache culls the lowest keys first once it is full,
+# and losing the generation would throw away every kept page at once.
+GENERATION_KEY = "~content-generation"
 
 
 def page_cache():
@@ -59,7 +64,14 @@ def start_generation():
 
 
 def new_generation():
-    page_cache().set(GENERATION_KEY, uuid.uuid4().hex, timeout=None)
+    """A new generation; never an error for the write that caused it, which has committed. If
+    the cache cannot take it (no cache table, SQLite busy past its timeout), it is logged and
+    kept pages stay in use until they expire (DASHBOARD_CACHE_SECONDS)."""
+    try:
+        with transaction.atomic():
+            page_cache().set(GENERATION_KEY, uuid.uuid4().hex, timeout=None)
+    except DatabaseError:
+        logger.exception("content changed, but the page cache could not take a new generation")
 
 
 class _AfterCommit:
@@ -114,9 +126,10 @@ def watch_writes(execute, sql, params, many, context):
     return result
 
 
-def _flush_due_bump(**kwargs):
-    """At the end of a request, and when a command's process exits: a change that was the last
-    statement on the connection gets its new generation too."""
+def flush_due_generation(**kwargs):
+    """A change that was the last statement on the connection gets its new generation now:
+    before a response leaves (ContentChangesMiddleware), at the end of a request (a streamed
+    one), and when a command's process exits."""
     if getattr(connection, "content_bump_due", False) and not connection.in_atomic_block:
         _bump_now(connection)
 
@@ -134,11 +147,13 @@ def _migrations_start(**kwargs):
 def _migrations_end(**kwargs):
     global _watching
     _watching = True
-    try:
-        with transaction.atomic():
-            new_generation()
-    except DatabaseError:
-        pass  # no cache table yet: then nothing is cached that could be stale
+    if _has_page_cache_table():  # none yet on a fresh database: then nothing kept can be stale
+        new_generation()
+
+
+def _has_page_cache_table():
+    cache = page_cache()
+    return not hasattr(cache, "_table") or cache._table in connection.introspection.table_names()
 
 
 def _install(sender, connection, **kwargs):
@@ -151,5 +166,5 @@ def install():
     connection_created.connect(_install, dispatch_uid="quiz.content_changes")
     pre_migrate.connect(_migrations_start, dispatch_uid="quiz.content_changes")
     post_migrate.connect(_migrations_end, dispatch_uid="quiz.content_changes")
-    request_finished.connect(_flush_due_bump, dispatch_uid="quiz.content_changes")
-    atexit.register(_flush_due_bump)
+    request_finished.connect(flush_due_generation, dispatch_uid="quiz.content_changes")
+    atexit.register(flush_due_generation)

@@ -138,6 +138,9 @@ class ReviewLog(models.Model):
         indexes = [
             models.Index(fields=["user", "reviewed_at"], name="review_user_time"),
             models.Index(fields=["memory", "reviewed_at"], name="review_memory_time"),
+            # The learner's newest review at a glance: the dashboard's kept page is stale once it
+            # moves (quiz.progress.dashboard_cache).
+            models.Index(fields=["user", "id"], name="review_user_newest"),
         ]
         constraints = [models.CheckConstraint(condition=Q(rating__gte=1, rating__lte=4), name="review_rating_range")]
 

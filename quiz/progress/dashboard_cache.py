@@ -2,10 +2,11 @@
 instead of the learner's whole history (the dashboard is the app's dearest page).
 
 An entry is used only while everything it was built from is unchanged:
-* the learner's study: their memory states (count, total reviews, last review: every rating and
-  every undo moves one of them) and their attempts (count, newest, finished, last answer: a
-  start, an answer with feedback held back, a finish, a deadline closing one) -- one query on
-  small indexed rows, whatever the history;
+* the learner's study: their newest review (ids only grow: every rating, release of a held-back
+  answer and drill answer moves it), their memory states (count, total reviews, last review:
+  an undo moves them) and their attempts (count, newest, finished, last answer: a start, an
+  answer with feedback held back, a finish, a deadline closing one) -- one query on small
+  indexed rows, whatever the history;
 * the learner's own row (exam date, time zone, daily limits, FSRS parameters): already loaded;
 * shared content, classes and assignments: the content generation (`quiz.lib.content_changes`),
   new after every commit that writes them, however it writes them;
@@ -28,7 +29,7 @@ from django.utils.safestring import mark_safe
 
 from quiz.lib.content_changes import GENERATION_KEY, content_unsettled, page_cache, start_generation
 from quiz.lib.days import start_of_day
-from quiz.models import Attempt, MemoryState
+from quiz.models import Attempt, MemoryState, ReviewLog
 
 # Unguessable (derived from the secret key), so no text an author writes can ask for a token.
 CSRF_PLACEHOLDER = SimpleLazyObject(lambda: "csrf-" + salted_hmac("dashboard-cache", "csrf").hexdigest())
@@ -37,18 +38,21 @@ _STAMP_SQL = None
 
 
 def learner_stamp(user):
-    """What the learner's study looks like now, in one query on their memory and attempt rows."""
+    """What the learner's study looks like now, in one query on their memory and attempt rows
+    and the newest id of their review log (ids only grow: every rating, release and drill
+    answer moves it; an undo moves the memory figures)."""
     global _STAMP_SQL
     if _STAMP_SQL is None:
-        memory, attempt = MemoryState._meta.db_table, Attempt._meta.db_table
+        memory, attempt, review = MemoryState._meta.db_table, Attempt._meta.db_table, ReviewLog._meta.db_table
         _STAMP_SQL = (
-            f"SELECT m.n, m.reps, m.last, a.n, a.newest, a.finished, a.answered FROM "
+            f"SELECT m.n, m.reps, m.last, a.n, a.newest, a.finished, a.answered, "
+            f"(SELECT MAX(id) FROM {review} WHERE user_id = %s) FROM "
             f"(SELECT COUNT(*) AS n, SUM(reps) AS reps, MAX(last_review) AS last FROM {memory} WHERE user_id = %s) m, "
             f"(SELECT COUNT(*) AS n, MAX(id) AS newest, COUNT(finished_at) AS finished, MAX(last_answered_at) AS answered "
             f"FROM {attempt} WHERE user_id = %s) a"
         )
     with connection.cursor() as cursor:
-        cursor.execute(_STAMP_SQL, [user.pk, user.pk])
+        cursor.execute(_STAMP_SQL, [user.pk] * 3)
         return cursor.fetchone()
 
 
