@@ -40,7 +40,11 @@ class Learner(HttpUser):
         for _ in range(50):  # bounded: a quiz never has more questions than this here
             match = re.search(r"/attempts/(\d+)/questions/(\d+)/$", url or "")
             if not match:
-                return  # the results page: the attempt is done
+                # The results page: the attempt is done. Back to the dashboard, built afresh
+                # after this study, then kept (a reload, another tab).
+                self.client.get("/", name="dashboard (after study)")
+                self.client.get("/", name="dashboard (kept)")
+                return
             answer = self.client.post(url, {"choice": random.randint(1, CHOICES)}, headers=self.csrf(),
                                       name="answer", allow_redirects=False)
             if answer.status_code == 302:
