@@ -104,7 +104,8 @@ def test_the_cached_page_has_no_placeholder_and_its_forms_carry_a_token_that_wor
 
     assert str(CSRF_PLACEHOLDER) not in html
     token = re.search(r'action="/dashboard/exam/".*?name="csrfmiddlewaretoken" value="([^"]+)"', html, re.S).group(1)
-    response = client.post(reverse("exam_settings"), {"exam_date": "2025-06-01", "target_retention": "0.9", "csrfmiddlewaretoken": token})
+    form = {"exam_date": "2025-06-01", "target_retention": "0.9", "csrfmiddlewaretoken": token}
+    response = client.post(reverse("exam_settings"), form)
     assert response.status_code == 302
     learner.refresh_from_db()
     assert str(learner.exam_date) == "2025-06-01"

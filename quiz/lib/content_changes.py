@@ -5,9 +5,11 @@ days, attempts, answers, sessions, the user row): a question edited, a set share
 joined, an assignment's dates moved, a learner's own import. Instead of trusting every code
 path to announce its writes (`QuerySet.update` and `bulk_create` send no signal, and one
 forgotten path would leave a page stale), each database connection watches the SQL it runs: an
-INSERT, UPDATE or DELETE on a content table gives the cache a new *content generation* once the
-transaction commits (at once in autocommit). A reader that read the old generation keeps an
-entry under it, which no one asks for again: the versioned-key pattern, with no lock taken.
+INSERT, UPDATE, DELETE or TRUNCATE on a content table gives the cache a new *content generation*
+once the transaction commits (a statement outside a transaction: before the connection's next
+statement, and at the latest before the response leaves or the process exits). A reader that
+read the old generation keeps an entry under it, which no one asks for again: the versioned-key
+pattern, with no lock taken.
 
 Until that commit, the writing transaction itself sees content that others do not, so
 `content_unsettled()` tells a cache to stay out of it (neither read nor fill).
@@ -34,6 +36,7 @@ GENERATION_KEY = "~content-generation"
 def page_cache():
     """The cache that keeps pages, and the generation beside them (read in one round trip)."""
     return caches["pages"]
+
 
 # The learner's own tables: their changes are seen by a per-learner stamp, not by this watch.
 LEARNER_TABLES = frozenset({
@@ -107,7 +110,7 @@ def _content_written(db):
     else:
         # Committed on its own, but SQLite may still be stepping it (an INSERT ... RETURNING
         # hands over its row after this returns), so no statement may run on the connection
-        # now: the new generation comes before its next statement, or at the end of the request.
+        # now: the new generation comes before its next statement (see flush_due_generation).
         db.content_bump_due = True
 
 
@@ -152,8 +155,8 @@ def _migrations_end(**kwargs):
 
 
 def _has_page_cache_table():
-    cache = page_cache()
-    return not hasattr(cache, "_table") or cache._table in connection.introspection.table_names()
+    table = getattr(page_cache(), "_table", None)  # the database cache's table (Redis has none)
+    return table is None or table in connection.introspection.table_names()
 
 
 def _install(sender, connection, **kwargs):

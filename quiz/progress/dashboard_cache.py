@@ -78,7 +78,8 @@ def dashboard_body(request, user, now, build):
         html = zlib.decompress(entry["html"]).decode()
     else:
         html = build(str(CSRF_PLACEHOLDER))
-        until = min(now + timedelta(seconds=seconds), start_of_day(now.astimezone(user.zone).date() + timedelta(days=1), user.zone))
+        midnight = start_of_day(now.astimezone(user.zone).date() + timedelta(days=1), user.zone)
+        until = min(now + timedelta(seconds=seconds), midnight)
         generation = generation or start_generation()
         # Compressed: ~60 KB of HTML keeps in ~8, so thousands of learners fit in a small table.
         entry = {"generation": generation, "stamp": stamp, "until": until, "html": zlib.compress(html.encode(), 1)}
