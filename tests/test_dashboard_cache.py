@@ -95,6 +95,23 @@ def test_a_second_visit_with_nothing_new_is_served_from_the_cache(setup, setting
     assert "Ports" in first and "Routing" in first
 
 
+def test_building_and_keeping_the_page_runs_the_same_queries_whatever_the_history(setup, committed):
+    # The first visit after study builds the page and stores it: a fixed number of queries too.
+    with committed():
+        veteran = make_user("veteran")
+    for minutes in range(300):
+        rate_item(veteran, setup["deck"].cards.order_by("pk")[minutes % 3], 1 + minutes % 4, NOW - timedelta(minutes=minutes))
+    counts = []
+    for user in (setup["learner"], veteran):
+        client = Client()
+        client.force_login(user)
+        client.get(HOME)  # the first visit of the day stores the days that ended
+        rate_item(user, setup["deck"].cards.order_by("pk")[2], 3, NOW)  # study: the next visit builds afresh
+        counts.append(count_queries(client, HOME))
+
+    assert counts[0] == counts[1] > AUTH + CACHED_HOME_QUERIES
+
+
 def test_the_cached_page_has_no_placeholder_and_its_forms_carry_a_token_that_works(setup):
     learner = setup["learner"]
     client = Client(enforce_csrf_checks=True)

@@ -147,10 +147,11 @@ def _migrations_start(**kwargs):
     _watching = False
 
 
-def _migrations_end(**kwargs):
+def _migrations_end(sender, **kwargs):
     global _watching
     _watching = True
-    if _has_page_cache_table():  # none yet on a fresh database: then nothing kept can be stale
+    # Sent once per app: one new generation, for this app's (the one whose tables it watches).
+    if sender.label == "quiz" and _has_page_cache_table():  # none yet on a fresh database: nothing kept
         new_generation()
 
 

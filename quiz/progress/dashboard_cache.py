@@ -34,23 +34,20 @@ from quiz.models import Attempt, MemoryState, ReviewLog
 # Unguessable (derived from the secret key), so no text an author writes can ask for a token.
 CSRF_PLACEHOLDER = SimpleLazyObject(lambda: "csrf-" + salted_hmac("dashboard-cache", "csrf").hexdigest())
 
-_STAMP_SQL = None
+_MEMORY, _ATTEMPT, _REVIEW = MemoryState._meta.db_table, Attempt._meta.db_table, ReviewLog._meta.db_table
+_STAMP_SQL = (
+    f"SELECT m.n, m.reps, m.last, a.n, a.newest, a.finished, a.answered, "
+    f"(SELECT MAX(id) FROM {_REVIEW} WHERE user_id = %s) FROM "
+    f"(SELECT COUNT(*) AS n, SUM(reps) AS reps, MAX(last_review) AS last FROM {_MEMORY} WHERE user_id = %s) m, "
+    f"(SELECT COUNT(*) AS n, MAX(id) AS newest, COUNT(finished_at) AS finished, MAX(last_answered_at) AS answered "
+    f"FROM {_ATTEMPT} WHERE user_id = %s) a"
+)
 
 
 def learner_stamp(user):
     """What the learner's study looks like now, in one query on their memory and attempt rows
     and the newest id of their review log (ids only grow: every rating, release and drill
     answer moves it; an undo moves the memory figures)."""
-    global _STAMP_SQL
-    if _STAMP_SQL is None:
-        memory, attempt, review = MemoryState._meta.db_table, Attempt._meta.db_table, ReviewLog._meta.db_table
-        _STAMP_SQL = (
-            f"SELECT m.n, m.reps, m.last, a.n, a.newest, a.finished, a.answered, "
-            f"(SELECT MAX(id) FROM {review} WHERE user_id = %s) FROM "
-            f"(SELECT COUNT(*) AS n, SUM(reps) AS reps, MAX(last_review) AS last FROM {memory} WHERE user_id = %s) m, "
-            f"(SELECT COUNT(*) AS n, MAX(id) AS newest, COUNT(finished_at) AS finished, MAX(last_answered_at) AS answered "
-            f"FROM {attempt} WHERE user_id = %s) a"
-        )
     with connection.cursor() as cursor:
         cursor.execute(_STAMP_SQL, [user.pk] * 3)
         return cursor.fetchone()
