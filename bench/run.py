@@ -36,11 +36,13 @@ REPEAT = int(os.environ.get("BENCH_REPEAT", "9"))
 QUESTIONS = 400  # in the bench's open attempt: one answer POST each, the last REPEAT + 1 in-process
 PASSWORD = "demo-pass-phrase"
 PG = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+# Only the pages whose names start with one of these (comma-separated; the yardstick always runs).
+ONLY = [name.strip() for name in os.environ.get("BENCH_PAGES", "").split(",") if name.strip()]
 
 
 def pages(ids):
     """(name, who, method, url) for each page measured."""
-    return [
+    every = [
         ("bare (yardstick)", "demo", "get", "/bench/bare/"),
         ("dashboard", "demo", "get", "/"),
         ("question", "demo", "get", f"/attempts/{ids['attempt']}/questions/1/"),
@@ -54,6 +56,7 @@ def pages(ids):
         ("responses CSV", "demo_teacher", "get", f"/teach/classes/{ids['classroom']}/responses.csv"),
         ("item analysis", "demo_teacher", "get", f"/teach/assignments/{ids['assignment']}/analysis/"),
     ]
+    return every[:1] + [page for page in every[1:] if not ONLY or page[0].startswith(tuple(ONLY))]
 
 
 PREPARE = f"""
