@@ -40,7 +40,7 @@ def test_the_prepared_reads_return_what_the_orm_returns_for_each_learner_and_pos
             assert fields(shown) == fields(answering) == fields(expected)
             assert shown.attempt.question_set.title == question_set.title  # select_related, no query
             assert answering.question.stem == expected.question.stem
-            assert answering.unanswered_in_attempt == expected.unanswered_in_attempt == 3
+            assert answering.another_open is expected.another_open is True
             assert answering.held_back is expected.held_back is False
             memory = getattr(answering, "memory", None)
             assert (memory is not None) == (user == learner and position == 1 and attempt == mine)
@@ -142,3 +142,52 @@ def test_the_catch_up_question_matches_the_orm_for_expired_attempts_and_answers_
     assert owed(learner, now) == (False, False)  # held back until tomorrow
     assert owed(learner, now + timedelta(days=1, seconds=1)) == (False, True)
     assert _OWED.first(user_id=2**63, now=now) is None  # beyond any id: nobody
+
+
+def test_a_prepared_update_writes_what_queryset_update_writes_and_only_where_its_guard_holds(learner):
+    from datetime import timedelta
+
+    from django.db.models import F
+    from django.db.models.functions import Least
+    from django.utils import timezone
+
+    from quiz.lib.prepared import PreparedUpdate
+    from quiz.models import Attempt
+
+    attempt = start_attempt(learner, make_question_set(questions=2))
+    twin = start_attempt(make_user("twin"), make_question_set(questions=2))
+    now = timezone.now()
+    open_at = PreparedUpdate(
+        lambda attempt, now: Attempt.objects.filter(pk=attempt, finished_at__isnull=True).exclude(deadline__lt=now),
+        attempt=1_987_654_321,
+        now=now.replace(year=2999),
+    )
+
+    # Plain values (None among them), an expression over the row's own column, the placeholder
+    # used twice: the row changes as QuerySet.update would change it, and no other row does.
+    values = {"last_answered_at": now, "reveal_at": None, "question_count": Least(F("question_count") + 5, 6)}
+    assert open_at.run(values, attempt=attempt.pk, now=now) == 1
+    attempt.refresh_from_db()
+    assert (attempt.last_answered_at, attempt.reveal_at, attempt.question_count) == (now, None, 6)
+    assert Attempt.objects.get(pk=twin.pk).last_answered_at is None
+
+    # The guard: past its deadline, or finished, the attempt is left as it was.
+    Attempt.objects.filter(pk=attempt.pk).update(deadline=now)
+    assert open_at.run({"last_answered_at": now + timedelta(seconds=1)}, attempt=attempt.pk, now=now + timedelta(seconds=1)) == 0
+    assert open_at.run({"last_answered_at": now}, attempt=attempt.pk, now=now - timedelta(seconds=1)) == 1
+    Attempt.objects.filter(pk=attempt.pk).update(finished_at=now)
+    assert open_at.run({"last_answered_at": now}, attempt=attempt.pk, now=now - timedelta(seconds=1)) == 0
+
+    assert open_at.run({"last_answered_at": now}, attempt=2**64, now=now) == 0  # beyond any id: no row
+    with pytest.raises(TypeError):  # a caller's mistake is never taken for "no row"
+        open_at.run({"last_answered_at": now}, attempt=str(twin.pk), now=now)
+
+
+def test_a_prepared_update_refuses_a_filter_through_a_join_or_no_filter_at_all(learner):
+    from quiz.lib.prepared import PreparedUpdate
+
+    through_join = PreparedUpdate(lambda user: AttemptSlot.objects.filter(attempt__user_id=user), user=1_987_654_322)
+    with pytest.raises(ValueError, match="its own table"):
+        through_join.run({"flagged": True}, user=learner.pk)
+    with pytest.raises(ValueError, match="its own table"):
+        PreparedUpdate(lambda: AttemptSlot.objects.all()).run({"flagged": True})

@@ -157,6 +157,31 @@ def test_answering_the_last_question_finishes_the_attempt_with_its_score(learner
     assert reverse("attempt_results", args=[attempt.pk]) in html
 
 
+def test_the_attempt_finishes_with_whichever_question_is_answered_last(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    for position in (3, 1):  # out of order, the middle one left open
+        slot = attempt.slots.get(position=position)
+        learner_client.post(question_url(attempt, position), {"choice": correct_number(slot)})
+        attempt.refresh_from_db()
+        assert not attempt.is_finished
+
+    middle = attempt.slots.get(position=2)
+    learner_client.post(question_url(attempt, 2), {"choice": wrong_number(middle)})
+
+    attempt.refresh_from_db()
+    assert attempt.is_finished and attempt.correct_count == 2
+    assert attempt.finished_at == attempt.slots.get(position=2).answered_at
+
+
+def test_next_goes_to_the_first_question_still_open_after_answers_out_of_order(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    for position in (1, 3):
+        slot = attempt.slots.get(position=position)
+        learner_client.post(question_url(attempt, position), {"choice": correct_number(slot)})
+
+    assert learner_client.get(reverse("attempt", args=[attempt.pk])).url == question_url(attempt, 2)
+
+
 def test_the_results_page_shows_score_choices_and_explanations(learner_client, learner, question_set):
     attempt = start_attempt(learner, question_set)
     for slot in attempt.slots.all():

@@ -1,7 +1,8 @@
 """A queryset built and compiled once per process, then run with fresh values: for the reads
 every request or the requests a learner makes most run (the session with its user, a question
 page's and an answer's slot), where the ORM took longer to clone, build and compile the joins
-than the database took to run them.
+than the database took to run them; and for the guarded UPDATEs every answer makes, whose
+filters took as long to build as the database took to run the whole statement.
 
 It leans on Django's own machinery (the compiler that turns rows into model instances with
 their select_related objects and annotations), pinned by Django 5.2 in pyproject.toml;
@@ -12,7 +13,7 @@ import copy
 import threading
 from datetime import datetime
 
-from django.db import connections
+from django.db import connections, transaction
 from django.db.models.query import ModelIterable
 
 # SQLite binds 64-bit integers only; a value outside that range matches no row anyway.
@@ -37,7 +38,7 @@ class PreparedQuery:
 
     def first(self, **values):
         """The first row as a model instance (with its select_related objects and annotations), or None."""
-        if not all(self._bindable(name, value) for name, value in values.items()):
+        if not all(_bindable(self._placeholders[name], value) for name, value in values.items()):
             return None
         queryset, compiler, sql, params, spots = self._compile()
         params = list(params)
@@ -51,12 +52,6 @@ class PreparedQuery:
         run.as_sql = lambda *args, **kwargs: (sql, tuple(params))
         return next(iter(ModelIterable(_Compiled(queryset, run))), None)
 
-    def _bindable(self, name, value):
-        kind = type(self._placeholders[name])
-        if kind is int:
-            return type(value) is int and SMALLEST <= value <= LARGEST
-        return type(value) is kind
-
     def _compile(self):
         queryset = self._queryset
         if queryset is not None and (entry := self._compiled.get((queryset.db, connections[queryset.db].vendor))):
@@ -69,17 +64,105 @@ class PreparedQuery:
                 queryset = self._queryset._chain()  # a copy: the compiler adds its joins to the Query
                 compiler = queryset.query.get_compiler(using=queryset.db)
                 sql, params = compiler.as_sql()
-                ops = connections[queryset.db].ops
-                spots = {
-                    name: [i for i, p in enumerate(params) if p == _as_parameter(value, ops)]
-                    for name, value in self._placeholders.items()
-                }
-                missing = [name for name, found in spots.items() if not found]
-                if missing:
-                    raise ValueError(f"placeholders not found among the query's parameters: {missing}")
+                spots = _spots(self._placeholders, params, connections[queryset.db].ops)
                 compiler.connection = None  # each run sets its own thread's
                 self._compiled[key] = (queryset, compiler, sql, params, spots)
             return self._compiled[key]
+
+
+class PreparedUpdate:
+    """`where(**placeholders)` returns a queryset of one model filtered on its own columns (as
+    for PreparedQuery, each placeholder an integer, a string or an aware datetime found among the
+    compiled parameters). Its WHERE is built and compiled once; `run(values, **where_values)`
+    then UPDATEs the rows it picks with `values` ({field name: value or expression}), written
+    afresh on each run as `QuerySet.update` writes them, and returns how many rows it changed.
+    An integer beyond 64 bits matches nothing; a where value of another type than its
+    placeholder's is a mistake in the caller (TypeError), never a silent "no row"."""
+
+    def __init__(self, where, **placeholders):
+        self._where = where
+        self._placeholders = placeholders
+        self._queryset = None  # built on first use
+        self._compiled = {}  # per database alias and vendor: (query, alias, where SQL, params, spots)
+        self._lock = threading.Lock()
+
+    def run(self, values, **where_values):
+        for name, value in where_values.items():
+            if type(value) is not type(self._placeholders[name]):
+                raise TypeError(f"{name}: {type(value).__name__} given for a {type(self._placeholders[name]).__name__}")
+            if not _bindable(self._placeholders[name], value):
+                return 0
+        query, db, where_sql, where_params, spots = self._compile()
+        connection = connections[db]
+        where_params = list(where_params)
+        for name, value in where_values.items():
+            for index in spots[name]:
+                where_params[index] = _as_parameter(value, connection.ops)
+        assignments, params = self._assignments(query, db, values)
+        quote = connection.ops.quote_name
+        sql = f"UPDATE {quote(query.model._meta.db_table)} SET {assignments} WHERE {where_sql}"
+        # As QuerySet.update: an error inside an atomic block marks it for rollback.
+        with transaction.mark_for_rollback_on_error(using=db), connection.cursor() as cursor:
+            cursor.execute(sql, (*params, *where_params))
+            return cursor.rowcount
+
+    @staticmethod
+    def _assignments(query, db, values):
+        """`"column" = %s, ...` and their parameters, as Django's SQLUpdateCompiler writes them."""
+        connection = connections[db]
+        parts, params, compiler = [], [], None
+        for name, value in values.items():
+            field = query.model._meta.get_field(name)
+            column = connection.ops.quote_name(field.column)
+            if hasattr(value, "resolve_expression"):
+                if compiler is None:  # a copy: resolving may count references on the Query
+                    compiler = query.chain().get_compiler(using=db)
+                sql, value_params = compiler.compile(value.resolve_expression(compiler.query, allow_joins=False, for_save=True))
+                parts.append(f"{column} = {sql}")
+                params.extend(value_params)
+            else:
+                parts.append(f"{column} = %s")
+                params.append(field.get_db_prep_save(value, connection=connection))
+        return ", ".join(parts), params
+
+    def _compile(self):
+        queryset = self._queryset
+        if queryset is not None and (entry := self._compiled.get((queryset.db, connections[queryset.db].vendor))):
+            return entry
+        with self._lock:
+            if self._queryset is None:
+                self._queryset = self._where(**self._placeholders)
+            queryset = self._queryset
+            key = (queryset.db, connections[queryset.db].vendor)
+            if key not in self._compiled:
+                query = queryset.query
+                if len(query.alias_map) != 1 or not query.where:
+                    raise ValueError("a prepared UPDATE filters its own table's columns, and filters something")
+                compiler = query.get_compiler(using=queryset.db)
+                where_sql, params = compiler.compile(query.where)
+                spots = _spots(self._placeholders, params, connections[queryset.db].ops)
+                self._compiled[key] = (query, queryset.db, where_sql, params, spots)
+            return self._compiled[key]
+
+
+def _bindable(placeholder, value):
+    kind = type(placeholder)
+    if kind is int:
+        return type(value) is int and SMALLEST <= value <= LARGEST
+    return type(value) is kind
+
+
+def _spots(placeholders, params, ops):
+    """{name: the indexes in `params` where that placeholder's value is}. PostgreSQL's backend
+    passes some integers wrapped (psycopg's Int4, a subclass of int); a run passes plain ones."""
+    spots = {
+        name: [i for i, p in enumerate(params) if isinstance(p, type(_as_parameter(value, ops))) and p == _as_parameter(value, ops)]
+        for name, value in placeholders.items()
+    }
+    missing = [name for name, found in spots.items() if not found]
+    if missing:
+        raise ValueError(f"placeholders not found among the query's parameters: {missing}")
+    return spots
 
 
 def _as_parameter(value, ops):

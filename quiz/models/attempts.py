@@ -2,6 +2,7 @@
 each slot a snapshot of what was shown and the answer given."""
 
 import random
+from datetime import UTC, datetime
 
 from django.db import IntegrityError, models, transaction
 from django.db.models import Count, F, OuterRef, Q, Subquery, prefetch_related_objects
@@ -10,6 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from quiz.lib.numbers import percent
+from quiz.lib.prepared import PreparedUpdate
 
 from .content import Choice, QuestionSet, User, count_of
 from .slots import AttemptSlot
@@ -268,7 +270,8 @@ class Attempt(models.Model):
         spent adds up. Such answers are not in the memory queue yet (they enter it when the
         attempt is finished), so a change has nothing else to undo.
 
-        `slot.unanswered_in_attempt`, when the page's query annotated it, saves a count.
+        `slot.another_open` (whether another question of the attempt is unanswered), when the
+        page's query read it, saves a query.
         `savepoint=False` is for a caller whose own transaction holds only this answer
         (`submit_answer`): a refusal then rolls that whole transaction back, two queries fewer.
         """
@@ -280,10 +283,10 @@ class Attempt(models.Model):
             return False
         shown = slot.shown_choices[number - 1]
         changeable = not self.shows_feedback_per_question  # deferred: until the learner submits
-        left = getattr(slot, "unanswered_in_attempt", None)
-        if left is None and not changeable:
-            left = self.slots.filter(answered_at__isnull=True).count()
-        last = not changeable and left == 1 and slot.answered_at is None
+        another_open = getattr(slot, "another_open", None)
+        if another_open is None and not changeable:
+            another_open = self.slots.filter(answered_at__isnull=True).exclude(pk=slot.pk).exists()
+        last = not changeable and not another_open and slot.answered_at is None
         with transaction.atomic(savepoint=savepoint):
             if not self._lock_if_open(now, last_answer_correct=shown["correct"] if last else None):
                 return False  # closed meanwhile (its deadline passed, or it was submitted elsewhere)
@@ -297,12 +300,13 @@ class Attempt(models.Model):
             }
             if changeable:
                 # Never one already in the memory queue (none is while the attempt is open).
-                writable = AttemptSlot.objects.filter(pk=slot.pk, scheduled_at__isnull=True)
+                writable = _SLOT_NOT_QUEUED
                 spent = Least(Coalesce(F("seconds_spent"), 0) + seconds, MAX_SECONDS_PER_QUESTION)
             else:
-                writable = AttemptSlot.objects.filter(pk=slot.pk, answered_at__isnull=True)
+                writable = _SLOT_UNANSWERED
                 spent = seconds
-            recorded = writable.update(chosen_choice=Choice.id_if_still_there(shown["id"]), **answer, seconds_spent=spent)
+            values = {"chosen_choice": Choice.id_if_still_there(shown["id"]), **answer, "seconds_spent": spent}
+            recorded = writable.run(values, slot=slot.pk)
             if not recorded:
                 transaction.set_rollback(True)  # answered already: the attempt stays as it was
                 return False
@@ -328,8 +332,7 @@ class Attempt(models.Model):
                 correct_count=count_of(already_right) + int(last_answer_correct),
                 is_late=self.due_at is not None and now > self.due_at,
             )
-        open_attempt = Attempt.objects.filter(pk=self.pk, finished_at__isnull=True).exclude(deadline__lt=now)
-        return bool(open_attempt.update(**fields))
+        return bool(_OPEN_ATTEMPT.run(fields, attempt=self.pk, now=now))
 
     def finish(self, *, now=None):
         """Close the attempt and store its score, counted by the database from the slots.
@@ -347,3 +350,15 @@ class Attempt(models.Model):
                 correct = self.slots.filter(is_correct=True).count()
                 Attempt.objects.filter(pk=self.pk).update(finished_at=now, correct_count=correct, is_late=late)
         self.refresh_from_db(fields=["finished_at", "correct_count", "is_late"])
+
+
+# The guarded UPDATEs every answer makes (record_answer), their filters built and compiled once
+# (quiz.lib.prepared): building them took as long as the database took to run each statement.
+# The placeholders are values no id reaches and a moment no deadline is set to.
+_OPEN_ATTEMPT = PreparedUpdate(
+    lambda attempt, now: Attempt.objects.filter(pk=attempt, finished_at__isnull=True).exclude(deadline__lt=now),
+    attempt=1_987_654_321,
+    now=datetime(2999, 1, 2, 3, 4, 5, tzinfo=UTC),
+)
+_SLOT_UNANSWERED = PreparedUpdate(lambda slot: AttemptSlot.objects.filter(pk=slot, answered_at__isnull=True), slot=1_987_654_321)
+_SLOT_NOT_QUEUED = PreparedUpdate(lambda slot: AttemptSlot.objects.filter(pk=slot, scheduled_at__isnull=True), slot=1_987_654_321)

@@ -18,6 +18,7 @@ from django.utils import timezone
 from fsrs import Card as FsrsCard
 from fsrs import Rating, Scheduler, State
 
+from quiz.lib.prepared import PreparedUpdate
 from quiz.lib.sql import UnixDays, unix_days
 from quiz.models import MemoryState, ReviewLog, StudyDay
 
@@ -217,7 +218,14 @@ def _save_guarded(memory):
         memory.save(force_insert=True)
         return True
     fields = {name: getattr(memory, name) for name in SNAPSHOT_FIELDS}
-    return bool(MemoryState.objects.filter(pk=memory.pk, reps=memory.reps - 1).update(**fields))
+    return bool(_GUARDED_WRITE.run(fields, memory=memory.pk, reps=memory.reps - 1))
+
+
+# Every rating's UPDATE, its filter built and compiled once (quiz.lib.prepared); the placeholders
+# are values no id or count of reviews reaches.
+_GUARDED_WRITE = PreparedUpdate(
+    lambda memory, reps: MemoryState.objects.filter(pk=memory, reps=reps), memory=1_987_654_321, reps=1_987_654_322
+)
 
 
 def last_undoable(*, user, sources, scope):

@@ -6,7 +6,7 @@ from functools import wraps
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import connection
-from django.db.models import Exists, F, FilteredRelation, IntegerField, OuterRef, Q
+from django.db.models import BooleanField, Exists, F, FilteredRelation, OuterRef, Q
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Now
 from django.http import Http404
@@ -40,15 +40,19 @@ def own_slot_or_404(request, attempt_id, position, *, answering=False):
     return slot
 
 
-def _unanswered_in_attempt():
-    # Plain SQL: built by the ORM (Subquery, Count, Coalesce), this count took longer to put
-    # together than the whole query takes to run, on the request every answer makes.
+def _another_question_open():
+    # Whether an answer is its attempt's last: another open slot, looked for from the end (the
+    # slot_position_unique index backwards). Answered in order, the last question is open until
+    # the end, so this reads one entry where the COUNT it replaces read every slot of the
+    # attempt on every answer. Plain SQL: built by the ORM, it took longer to put together than
+    # the whole query takes to run, on the request every answer makes.
     slots = connection.ops.quote_name(AttemptSlot._meta.db_table)
     return RawSQL(
-        f'SELECT COUNT(*) FROM {slots} AS "other" WHERE "other"."attempt_id" = {slots}."attempt_id"'
-        ' AND "other"."answered_at" IS NULL',
+        f'(SELECT 1 FROM {slots} AS "other" WHERE "other"."attempt_id" = {slots}."attempt_id"'
+        f' AND "other"."answered_at" IS NULL AND "other"."id" <> {slots}."id"'
+        ' ORDER BY "other"."position" DESC LIMIT 1) IS NOT NULL',
         (),
-        output_field=IntegerField(),
+        output_field=BooleanField(),
     )
 
 
@@ -69,7 +73,7 @@ _SLOTS = PreparedQuery(
 # Without the set: an answer redirects, so its title is only read (lazily, one query) when a
 # refused form shows the page again; one join fewer to plan and build on every answer.
 _ANSWERING = AttemptSlot.objects.select_related("attempt", "question").annotate(
-    unanswered_in_attempt=_unanswered_in_attempt(),  # so answering knows, without a query, if this is the last
+    another_open=_another_question_open(),  # so answering knows, without a query, if this is the last
     # The attempt's user, which the view's filter makes the learner.
     memory=FilteredRelation("question__memories", condition=Q(question__memories__user=F("attempt__user"))),
     # Whether an assignment holds the question back from its learner now (the database's clock):
