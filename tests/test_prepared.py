@@ -179,8 +179,25 @@ def test_a_prepared_update_writes_what_queryset_update_writes_and_only_where_its
     assert open_at.run({"last_answered_at": now}, attempt=attempt.pk, now=now - timedelta(seconds=1)) == 0
 
     assert open_at.run({"last_answered_at": now}, attempt=2**64, now=now) == 0  # beyond any id: no row
-    with pytest.raises(TypeError):  # a caller's mistake is never taken for "no row"
+    # A caller's mistake is never taken for "no row": a value of the wrong type, or one left out.
+    with pytest.raises(TypeError):
         open_at.run({"last_answered_at": now}, attempt=str(twin.pk), now=now)
+    with pytest.raises(TypeError):
+        open_at.run({"last_answered_at": now}, attempt=twin.pk)
+
+
+def test_a_prepared_update_takes_a_foreign_key_as_an_instance_or_an_id(learner):
+    from quiz.lib.prepared import PreparedUpdate
+
+    attempt = start_attempt(learner, make_question_set(questions=1))
+    slot = attempt.slots.get()
+    choice = slot.question.choices.first()
+    by_pk = PreparedUpdate(lambda slot: AttemptSlot.objects.filter(pk=slot), slot=1_987_654_321)
+
+    assert by_pk.run({"chosen_choice": choice}, slot=slot.pk) == 1
+    assert AttemptSlot.objects.get(pk=slot.pk).chosen_choice_id == choice.pk
+    assert by_pk.run({"chosen_choice": None}, slot=slot.pk) == 1
+    assert AttemptSlot.objects.get(pk=slot.pk).chosen_choice_id is None
 
 
 def test_a_prepared_update_refuses_a_filter_through_a_join_or_no_filter_at_all(learner):

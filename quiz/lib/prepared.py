@@ -87,6 +87,8 @@ class PreparedUpdate:
         self._lock = threading.Lock()
 
     def run(self, values, **where_values):
+        if where_values.keys() != self._placeholders.keys():  # a placeholder left in would match no row
+            raise TypeError(f"give exactly these where values: {sorted(self._placeholders)}")
         for name, value in where_values.items():
             if type(value) is not type(self._placeholders[name]):
                 raise TypeError(f"{name}: {type(value).__name__} given for a {type(self._placeholders[name]).__name__}")
@@ -108,12 +110,18 @@ class PreparedUpdate:
 
     @staticmethod
     def _assignments(query, db, values):
-        """`"column" = %s, ...` and their parameters, as Django's SQLUpdateCompiler writes them."""
+        """`"column" = %s, ...` and their parameters, as Django's SQLUpdateCompiler writes them:
+        for a column of the model's own table, given a value, a model instance (a foreign key)
+        or an expression over the row (not an aggregate; a JSON null as Value(None) is SQL NULL)."""
         connection = connections[db]
         parts, params, compiler = [], [], None
         for name, value in values.items():
             field = query.model._meta.get_field(name)
+            if field.model is not query.model or not field.concrete or field.generated:
+                raise ValueError(f"{name}: not a column this UPDATE can write")
             column = connection.ops.quote_name(field.column)
+            if hasattr(value, "prepare_database_save"):
+                value = value.prepare_database_save(field)
             if hasattr(value, "resolve_expression"):
                 if compiler is None:  # a copy: resolving may count references on the Query
                     compiler = query.chain().get_compiler(using=db)
@@ -131,7 +139,9 @@ class PreparedUpdate:
             return entry
         with self._lock:
             if self._queryset is None:
-                self._queryset = self._where(**self._placeholders)
+                queryset = self._where(**self._placeholders)
+                queryset._for_write = True  # its `db` is then the router's database for writes
+                self._queryset = queryset
             queryset = self._queryset
             key = (queryset.db, connections[queryset.db].vendor)
             if key not in self._compiled:
@@ -155,9 +165,10 @@ def _bindable(placeholder, value):
 def _spots(placeholders, params, ops):
     """{name: the indexes in `params` where that placeholder's value is}. PostgreSQL's backend
     passes some integers wrapped (psycopg's Int4, a subclass of int); a run passes plain ones."""
+    adapted = {name: _as_parameter(value, ops) for name, value in placeholders.items()}
     spots = {
-        name: [i for i, p in enumerate(params) if isinstance(p, type(_as_parameter(value, ops))) and p == _as_parameter(value, ops)]
-        for name, value in placeholders.items()
+        name: [i for i, p in enumerate(params) if isinstance(p, type(value)) and p == value]
+        for name, value in adapted.items()
     }
     missing = [name for name, found in spots.items() if not found]
     if missing:
