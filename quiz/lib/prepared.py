@@ -20,21 +20,42 @@ from django.db.models.query import ModelIterable
 SMALLEST, LARGEST = -(2**63), 2**63 - 1
 
 
-class PreparedQuery:
+class _CompiledOnce:
+    """What PreparedQuery and PreparedUpdate share: `build(**placeholders)` makes the queryset on
+    first use (a queryset is a description: no connection), compiled once per database alias and
+    vendor by `_compile_queryset`. Compiling adds the select_related joins to a Query: threads
+    arriving together on first use (runserver, threaded workers) compiled one Query at once and
+    could cache SQL missing a join, hence the lock."""
+
+    def __init__(self, build, **placeholders):
+        self._build = build
+        self._placeholders = placeholders
+        self._queryset = None
+        self._compiled = {}
+        self._lock = threading.Lock()
+
+    def _compile(self):
+        queryset = self._queryset
+        if queryset is not None and (entry := self._compiled.get(_database_of(queryset))):
+            return entry
+        with self._lock:
+            if self._queryset is None:
+                self._queryset = self._prepare(self._build(**self._placeholders))
+            key = _database_of(self._queryset)
+            if key not in self._compiled:
+                self._compiled[key] = self._compile_queryset(self._queryset)
+            return self._compiled[key]
+
+    def _prepare(self, queryset):
+        return queryset
+
+
+class PreparedQuery(_CompiledOnce):
     """`build(**placeholders)` returns a queryset filtered on the placeholder values, each an
     integer, a string or an aware datetime found among the compiled SQL's parameters exactly
     where that name goes (pick values nothing else in the query uses). `first(**values)` runs it
     with those values in their place; a value of another type than its placeholder's matches
     nothing."""
-
-    def __init__(self, build, **placeholders):
-        self._build = build
-        self._placeholders = placeholders
-        self._queryset = None  # built on first use (a queryset is a description: no connection)
-        self._compiled = {}  # per database alias and vendor: (queryset, compiler, sql, params, spots)
-        # Compiling adds the select_related joins to a Query: threads arriving together on first
-        # use (runserver, threaded workers) compiled one Query at once and could cache SQL missing a join.
-        self._lock = threading.Lock()
 
     def first(self, **values):
         """The first row as a model instance (with its select_related objects and annotations), or None."""
@@ -52,25 +73,16 @@ class PreparedQuery:
         run.as_sql = lambda *args, **kwargs: (sql, tuple(params))
         return next(iter(ModelIterable(_Compiled(queryset, run))), None)
 
-    def _compile(self):
-        queryset = self._queryset
-        if queryset is not None and (entry := self._compiled.get((queryset.db, connections[queryset.db].vendor))):
-            return entry
-        with self._lock:
-            if self._queryset is None:
-                self._queryset = self._build(**self._placeholders)
-            key = (self._queryset.db, connections[self._queryset.db].vendor)
-            if key not in self._compiled:
-                queryset = self._queryset._chain()  # a copy: the compiler adds its joins to the Query
-                compiler = queryset.query.get_compiler(using=queryset.db)
-                sql, params = compiler.as_sql()
-                spots = _spots(self._placeholders, params, connections[queryset.db].ops)
-                compiler.connection = None  # each run sets its own thread's
-                self._compiled[key] = (queryset, compiler, sql, params, spots)
-            return self._compiled[key]
+    def _compile_queryset(self, queryset):
+        queryset = queryset._chain()  # a copy: the compiler adds its joins to the Query
+        compiler = queryset.query.get_compiler(using=queryset.db)
+        sql, params = compiler.as_sql()
+        spots = _spots(self._placeholders, params, connections[queryset.db].ops)
+        compiler.connection = None  # each run sets its own thread's
+        return queryset, compiler, sql, params, spots
 
 
-class PreparedUpdate:
+class PreparedUpdate(_CompiledOnce):
     """`where(**placeholders)` returns a queryset of one model filtered on its own columns (as
     for PreparedQuery, each placeholder an integer, a string or an aware datetime found among the
     compiled parameters). Its WHERE is built and compiled once; `run(values, **where_values)`
@@ -78,13 +90,6 @@ class PreparedUpdate:
     afresh on each run as `QuerySet.update` writes them, and returns how many rows it changed.
     An integer beyond 64 bits matches nothing; a where value of another type than its
     placeholder's is a mistake in the caller (TypeError), never a silent "no row"."""
-
-    def __init__(self, where, **placeholders):
-        self._where = where
-        self._placeholders = placeholders
-        self._queryset = None  # built on first use
-        self._compiled = {}  # per database alias and vendor: (query, alias, where SQL, params, spots)
-        self._lock = threading.Lock()
 
     def run(self, values, **where_values):
         if where_values.keys() != self._placeholders.keys():  # a placeholder left in would match no row
@@ -133,26 +138,20 @@ class PreparedUpdate:
                 params.append(field.get_db_prep_save(value, connection=connection))
         return ", ".join(parts), params
 
-    def _compile(self):
-        queryset = self._queryset
-        if queryset is not None and (entry := self._compiled.get((queryset.db, connections[queryset.db].vendor))):
-            return entry
-        with self._lock:
-            if self._queryset is None:
-                queryset = self._where(**self._placeholders)
-                queryset._for_write = True  # its `db` is then the router's database for writes
-                self._queryset = queryset
-            queryset = self._queryset
-            key = (queryset.db, connections[queryset.db].vendor)
-            if key not in self._compiled:
-                query = queryset.query
-                if len(query.alias_map) != 1 or not query.where:
-                    raise ValueError("a prepared UPDATE filters its own table's columns, and filters something")
-                compiler = query.get_compiler(using=queryset.db)
-                where_sql, params = compiler.compile(query.where)
-                spots = _spots(self._placeholders, params, connections[queryset.db].ops)
-                self._compiled[key] = (query, queryset.db, where_sql, params, spots)
-            return self._compiled[key]
+    def _prepare(self, queryset):
+        queryset._for_write = True  # its `db` is then the router's database for writes
+        return queryset
+
+    def _compile_queryset(self, queryset):
+        query = queryset.query
+        if len(query.alias_map) != 1 or not query.where:
+            raise ValueError("a prepared UPDATE filters its own table's columns, and filters something")
+        where_sql, params = query.get_compiler(using=queryset.db).compile(query.where)
+        return query, queryset.db, where_sql, params, _spots(self._placeholders, params, connections[queryset.db].ops)
+
+
+def _database_of(queryset):
+    return queryset.db, connections[queryset.db].vendor
 
 
 def _bindable(placeholder, value):
