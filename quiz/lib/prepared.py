@@ -6,7 +6,8 @@ filters took as long to build as the database took to run the whole statement.
 
 It leans on Django's own machinery (the compiler that turns rows into model instances with
 their select_related objects and annotations), pinned by Django 5.2 in pyproject.toml;
-`tests/test_prepared.py` checks it returns what the plain queryset does.
+`tests/test_prepared.py` checks that a read returns what the plain queryset returns and that
+an UPDATE writes what `QuerySet.update` writes.
 """
 
 import copy
@@ -47,6 +48,7 @@ class _CompiledOnce:
             return self._compiled[key]
 
     def _prepare(self, queryset):
+        """The built queryset as it is to be compiled (PreparedUpdate marks it for writing)."""
         return queryset
 
 
