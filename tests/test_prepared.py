@@ -1,7 +1,10 @@
 """The question page's and the answer's slot read, built and compiled once (quiz.lib.prepared):
 it must return exactly what the plain queryset returns, for any learner, attempt and position."""
 
+import threading
+
 import pytest
+from django.db import connections
 from django.urls import reverse
 
 from quiz.lib.prepared import PreparedQuery
@@ -85,6 +88,32 @@ def test_compiling_leaves_the_shared_query_as_built(learner):
     assert prepared.first(attempt=attempt.pk, user=learner.pk, position=1).attempt_id == attempt.pk
     assert len(prepared._queryset.query.alias_map) == built_joins
     assert access._SLOTS_TO_ANSWER.first(attempt=attempt.pk, user=learner.pk, position=1).attempt_id == attempt.pk
+
+
+@pytest.mark.django_db(transaction=True)
+def test_each_connection_converts_values_with_its_own_converters(learner):
+    # The converters (datetimes on SQLite, JSON) are kept per connection: a thread's own
+    # connection reads the same values as the first one, and gets converters of its own.
+    attempt = start_attempt(learner, make_question_set(questions=2))
+    attempt.record_answer(attempt.slots.get(position=1), 1)
+    values = {"attempt": attempt.pk, "user": learner.pk, "position": 1}
+    here = access._SLOTS.first(**values)
+    there = []
+
+    def read():
+        there.append(access._SLOTS.first(**values))
+        there.append(connections["default"])
+        there.append(connections["default"] in access._SLOTS._converters)
+        connections["default"].close()
+
+    thread = threading.Thread(target=read)
+    thread.start()
+    thread.join()
+
+    assert fields(there[0]) == fields(here)
+    assert here.answered_at.tzinfo is not None and here.shown_choices[0]["text"]
+    assert there[1] is not connections["default"] and there[2]  # the thread's own connection, its own entry
+    assert connections["default"] in access._SLOTS._converters
 
 
 def test_the_question_page_still_reads_the_slot_in_one_query(learner, django_assert_num_queries):
