@@ -7,7 +7,6 @@ from django.contrib.auth import middleware as auth_middleware
 from django.http import HttpResponseBadRequest
 from django.utils import timezone
 from django.utils.cache import patch_cache_control
-from django.utils.functional import SimpleLazyObject
 
 from quiz.lib.content_changes import flush_due_generation
 from quiz.session_backends import user_read_with_session
@@ -19,7 +18,10 @@ class AuthenticationMiddleware(auth_middleware.AuthenticationMiddleware):
 
     def process_request(self, request):
         super().process_request(request)
-        request.user = SimpleLazyObject(lambda: _signed_in_user(request))
+        # Read now, not lazily: UserTimeZoneMiddleware, next, asks for it on every request anyway,
+        # and each of the hundred or so reads of a lazy object's attributes a page makes (the
+        # header, the views, the middleware) went through its proxy.
+        request.user = _signed_in_user(request)
 
 
 def _signed_in_user(request):
