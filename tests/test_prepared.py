@@ -237,3 +237,40 @@ def test_a_prepared_update_refuses_a_filter_through_a_join_or_no_filter_at_all(l
         through_join.run({"flagged": True}, user=learner.pk)
     with pytest.raises(ValueError, match="its own table"):
         PreparedUpdate(lambda: AttemptSlot.objects.all()).run({"flagged": True})
+
+
+def test_writes_in_turn_stop_at_the_first_that_writes_nothing_and_an_insert_reads_the_id_before_it(learner):
+    from django.utils import timezone
+
+    from quiz.lib.prepared import InTurn, PreparedUpdate
+    from quiz.models import Choice, MemoryState, ReviewLog
+
+    attempt = start_attempt(learner, make_question_set(questions=1))
+    slot = attempt.slots.select_related("question").get()
+    choice = slot.question.choices.first()
+    unanswered = PreparedUpdate(lambda slot: AttemptSlot.objects.filter(pk=slot, answered_at__isnull=True), slot=1_987_654_321)
+    now = timezone.now()
+
+    def turn():
+        # A slot flagged while it has no answer, then a new memory, then its log: the log's
+        # memory is the row inserted just before it, and the log's choice an expression.
+        memory = MemoryState(user=learner, kind="question", question=slot.question, due=now)
+        log = ReviewLog(user=learner, memory=memory, source="quiz", rating=3, reviewed_at=now, due_after=now,
+                        chosen_choice_id=Choice.id_if_still_there(choice.pk), shown={"stem": "?"})
+        writes = InTurn().update(unanswered, {"flagged": True}, slot=slot.pk).insert(memory).insert(log)
+        return writes, memory, log
+
+    writes, memory, log = turn()
+    assert writes.run() == len(writes) == 3
+    stored = ReviewLog.objects.get()
+    assert stored.pk == log.pk and stored.memory_id == memory.pk == log.memory_id
+    assert (stored.chosen_choice_id, stored.shown, stored.state_before) == (choice.pk, {"stem": "?"}, None)
+    assert AttemptSlot.objects.get(pk=slot.pk).flagged
+
+    # The first write finds nothing (the slot has an answer): none of the others is made.
+    AttemptSlot.objects.filter(pk=slot.pk).update(answered_at=now, chosen_index=1, is_correct=True, flagged=False)
+    MemoryState.objects.all().delete()
+    writes, memory, log = turn()
+    assert writes.run() == 0 and memory.pk is None and log.pk is None
+    assert not MemoryState.objects.exists() and not ReviewLog.objects.exists()
+    assert not AttemptSlot.objects.get(pk=slot.pk).flagged

@@ -249,16 +249,18 @@ def test_closing_expired_attempts_counts_an_answer_committed_while_it_waited(lea
     attempt = _timed_attempt(learner, deadline=now)
     slot = attempt.slots.select_related("question", "attempt__user").get(position=1)
     inside, go = threading.Event(), threading.Event()
-    from quiz.study import answers as answers_module
+    from quiz.lib.prepared import InTurn
 
-    rate = answers_module._rate_released
+    run = InTurn.run
 
-    def rate_slowly(*args, **kwargs):
-        inside.set()  # the attempt row is locked and the slot written, not yet committed
-        go.wait(2)
-        return rate(*args, **kwargs)
+    def run_slowly(writes):
+        made = run(writes)
+        if not inside.is_set():  # the answer's writes: the attempt row locked, the slot written, not yet committed
+            inside.set()
+            go.wait(2)
+        return made
 
-    monkeypatch.setattr(answers_module, "_rate_released", rate_slowly)
+    monkeypatch.setattr(InTurn, "run", run_slowly)
     answering, answered = _in_thread(lambda: submit_answer(
         attempt=slot.attempt, slot=slot, number=correct_number(slot), now=now - timedelta(seconds=1)))
     inside.wait(2)

@@ -17,6 +17,7 @@ from datetime import datetime
 
 from django.db import connections, transaction
 from django.db.models.query import ModelIterable
+from django.db.models.sql import Query
 
 # SQLite binds 64-bit integers only; a value outside that range matches no row anyway.
 SMALLEST, LARGEST = -(2**63), 2**63 - 1
@@ -112,13 +113,25 @@ class PreparedUpdate(_CompiledOnce):
     placeholder's is a mistake in the caller (TypeError), never a silent "no row"."""
 
     def run(self, values, **where_values):
+        statement = self.statement(values, **where_values)
+        if statement is None:
+            return 0
+        db, sql, params = statement
+        # As QuerySet.update: an error inside an atomic block marks it for rollback.
+        with transaction.mark_for_rollback_on_error(using=db), connections[db].cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.rowcount
+
+    def statement(self, values, **where_values):
+        """(database alias, UPDATE sql, its parameters), or None when a where value is beyond
+        what the database stores (no row can match)."""
         if where_values.keys() != self._placeholders.keys():  # a placeholder left in would match no row
             raise TypeError(f"give exactly these where values: {sorted(self._placeholders)}")
         for name, value in where_values.items():
             if type(value) is not type(self._placeholders[name]):
                 raise TypeError(f"{name}: {type(value).__name__} given for a {type(self._placeholders[name]).__name__}")
             if not _bindable(self._placeholders[name], value):
-                return 0
+                return None
         query, db, where_sql, where_params, spots = self._compile()
         connection = connections[db]
         where_params = list(where_params)
@@ -127,11 +140,12 @@ class PreparedUpdate(_CompiledOnce):
                 where_params[index] = _as_parameter(value, connection.ops)
         assignments, params = self._assignments(query, db, values)
         quote = connection.ops.quote_name
-        sql = f"UPDATE {quote(query.model._meta.db_table)} SET {assignments} WHERE {where_sql}"
-        # As QuerySet.update: an error inside an atomic block marks it for rollback.
-        with transaction.mark_for_rollback_on_error(using=db), connection.cursor() as cursor:
-            cursor.execute(sql, (*params, *where_params))
-            return cursor.rowcount
+        sql = f"UPDATE {quote(query.model._meta.db_table)} SET {assignments} WHERE ({where_sql})"
+        return db, sql, (*params, *where_params)
+
+    @property
+    def model(self):
+        return self._compile()[0].model
 
     @staticmethod
     def _assignments(query, db, values):
@@ -168,6 +182,121 @@ class PreparedUpdate(_CompiledOnce):
             raise ValueError("a prepared UPDATE filters its own table's columns, and filters something")
         where_sql, params = query.get_compiler(using=queryset.db).compile(query.where)
         return query, queryset.db, where_sql, params, _spots(self._placeholders, params, connections[queryset.db].ops)
+
+
+class InTurn:
+    """Writes of one row each that happen in turn, each only if the one before it wrote its row:
+    an answer's are the attempt while it is open, the slot while it has no answer, the memory
+    while no other rating changed it, and the rating's log. `update(prepared, values, **where)`
+    adds a PreparedUpdate's; `insert(instance)` adds an unsaved instance's, whose foreign key to
+    an instance inserted earlier in the turn gets that row's id.
+
+    `run()` makes them and says how many were made: the first that writes nothing stops the
+    rest. Within the caller's transaction, which rolls back the earlier ones when a later one
+    found nothing. On PostgreSQL they are one statement, each write a data-modifying CTE that
+    reads the one before it: one round trip where an answer made four. Elsewhere (SQLite, in
+    the same process, no round trip to save) each is its own statement, as Django writes it."""
+
+    def __init__(self, db="default"):
+        self._db = db
+        self._steps = []
+
+    def __len__(self):
+        return len(self._steps)
+
+    def update(self, prepared, values, **where_values):
+        self._steps.append((prepared, values, where_values))
+        return self
+
+    def insert(self, instance):
+        self._steps.append((instance, None, None))
+        return self
+
+    def extend(self, other):
+        self._steps.extend(other._steps)
+        return self
+
+    def run(self):
+        connection = connections[self._db]
+        with transaction.mark_for_rollback_on_error(using=self._db):
+            if connection.vendor == "postgresql":
+                return self._run_together(connection)
+            return self._run_one_by_one()
+
+    def _run_one_by_one(self):
+        for made, (step, values, where_values) in enumerate(self._steps):
+            if isinstance(step, PreparedUpdate):
+                if not step.run(values, **where_values):
+                    return made
+            else:
+                step.save(force_insert=True, using=self._db)
+        return len(self._steps)
+
+    def _run_together(self, connection):
+        writes, params, inserted = [], [], {}
+        for index, (step, values, where_values) in enumerate(self._steps):
+            after = f"write_{index - 1}" if index else None
+            if isinstance(step, PreparedUpdate):
+                statement = step.statement(values, **where_values)
+                if statement is None:  # an id beyond what the database stores: nothing from here on
+                    break
+                _, sql, step_params = statement
+                pk = connection.ops.quote_name(step.model._meta.pk.column)
+                sql = f"{sql}{f' AND EXISTS (SELECT 1 FROM {after})' if after else ''} RETURNING {pk} AS id"
+            else:
+                sql, step_params = _insert_after(step, after, inserted, connection)
+                inserted[id(step)] = f"write_{index}"
+            writes.append(f"write_{index} AS ({sql})")
+            params.extend(step_params)
+        made = [f"(SELECT id FROM write_{index})" for index in range(len(writes))]
+        with connection.cursor() as cursor:
+            cursor.execute(f"WITH {', '.join(writes)} SELECT {', '.join(made)}", params)
+            ids = cursor.fetchone()
+        count = next((index for index, pk in enumerate(ids) if pk is None), len(ids))
+        for (step, _, _), pk in zip(self._steps[:count], ids):
+            if not isinstance(step, PreparedUpdate):
+                _saved(step, pk, self._db)
+        return count
+
+
+def _insert_after(instance, after, inserted, connection):
+    """An INSERT of `instance` that happens only if the write `after` (a CTE) made its row, as
+    Django's SQLInsertCompiler writes the values; a foreign key to an instance inserted earlier
+    in the same statement reads that CTE's id. Each value is cast to its column's type: in an
+    INSERT ... SELECT, PostgreSQL cannot infer a parameter's type from the column."""
+    meta, quote = instance._meta, connection.ops.quote_name
+    compiler = Query(instance.__class__).get_compiler(connection=connection)
+    columns, values, params = [], [], []
+    for field in meta.local_concrete_fields:
+        if field.primary_key or field.generated:
+            continue
+        columns.append(quote(field.column))
+        related = field.is_relation and field.get_cached_value(instance, None)
+        if related is not None and related is not False and id(related) in inserted and related.pk is None:
+            values.append(f"(SELECT id FROM {inserted[id(related)]})")
+            continue
+        value = field.pre_save(instance, add=True)
+        if hasattr(value, "resolve_expression"):
+            sql, value_params = compiler.compile(value.resolve_expression(compiler.query, allow_joins=False, for_save=True))
+            values.append(f"({sql})")
+            params.extend(value_params)
+        else:
+            values.append(f"CAST(%s AS {field.cast_db_type(connection)})")
+            params.append(field.get_db_prep_save(value, connection=connection))
+    source = f" FROM {after}" if after else ""
+    sql = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(columns)}) SELECT {', '.join(values)}{source}"
+           f" RETURNING {quote(meta.pk.column)} AS id")
+    return sql, params
+
+
+def _saved(instance, pk, db):
+    """What Model.save leaves on an instance it inserted: its id, the ids of the instances its
+    foreign keys point to, and its state."""
+    instance.pk = pk
+    for field in instance._meta.local_concrete_fields:
+        if field.is_relation and (related := field.get_cached_value(instance, None)) is not None:
+            setattr(instance, field.attname, related.pk)
+    instance._state.adding, instance._state.db = False, db
 
 
 def _database_of(queryset):

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from quiz.lib.numbers import percent
-from quiz.lib.prepared import PreparedUpdate
+from quiz.lib.prepared import InTurn, PreparedUpdate
 
 from .content import Choice, QuestionSet, User, count_of
 from .slots import AttemptSlot
@@ -253,7 +253,7 @@ class Attempt(models.Model):
     def next_unanswered_slot(self):
         return self.slots.filter(answered_at__isnull=True).order_by("position").first()
 
-    def record_answer(self, slot, number, *, now=None, claim=False, savepoint=True):
+    def record_answer(self, slot, number, *, now=None, claim=False, savepoint=True, rating=None):
         """Save the learner's pick (the 1-based number of a choice as shown); True if recorded.
 
         The grade comes from the slot's snapshot, i.e. from what the learner was shown. Two
@@ -274,6 +274,10 @@ class Attempt(models.Model):
         page's query read it, saves a query.
         `savepoint=False` is for a caller whose own transaction holds only this answer
         (`submit_answer`): a refusal then rolls that whole transaction back, two queries fewer.
+        `rating` (quiz.lib.prepared.InTurn): the writes of the answer's rating, when its feedback
+        shows at once, made with the answer's in one turn (one statement on PostgreSQL). When
+        the answer is recorded and they find the memory changed since it was read, nothing is
+        written and IntegrityError says so: the caller tries again on a fresh read.
         """
         if slot.attempt_id != self.pk or not 1 <= number <= len(slot.shown_choices):
             raise ValueError("no such choice in this attempt's question")
@@ -288,8 +292,9 @@ class Attempt(models.Model):
             another_open = self.slots.filter(answered_at__isnull=True).exclude(pk=slot.pk).exists()
         last = not changeable and not another_open and slot.answered_at is None
         with transaction.atomic(savepoint=savepoint):
-            if not self._lock_if_open(now, last_answer_correct=shown["correct"] if last else None):
-                return False  # closed meanwhile (its deadline passed, or it was submitted elsewhere)
+            writes = InTurn(self._state.db or "default")
+            writes.update(_OPEN_ATTEMPT, self._open_values(now, last_answer_correct=shown["correct"] if last else None),
+                          attempt=self.pk, now=now)
             since = max(filter(None, [self.last_answered_at, self.started_at]))
             seconds = min(max(int((now - since).total_seconds()), 0), MAX_SECONDS_PER_QUESTION)
             answer = {
@@ -306,10 +311,17 @@ class Attempt(models.Model):
                 writable = _SLOT_UNANSWERED
                 spent = seconds
             values = {"chosen_choice": Choice.id_if_still_there(shown["id"]), **answer, "seconds_spent": spent}
-            recorded = writable.run(values, slot=slot.pk)
-            if not recorded:
-                transaction.set_rollback(True)  # answered already: the attempt stays as it was
-                return False
+            writes.update(writable, values, slot=slot.pk)
+            if rating is not None:
+                writes.extend(rating)
+            made = writes.run()
+            if made == 0:
+                return False  # closed meanwhile (its deadline passed, or it was submitted elsewhere)
+            if made < len(writes):
+                transaction.set_rollback(True)  # the attempt stays as it was
+                if made == 1:
+                    return False  # answered already
+                raise IntegrityError("the question's memory changed since it was read")
         for name, value in answer.items():
             setattr(slot, name, value)
         slot.seconds_spent = min((slot.seconds_spent or 0) + seconds, MAX_SECONDS_PER_QUESTION) if changeable else seconds
@@ -320,10 +332,11 @@ class Attempt(models.Model):
             self.finished_at, self.is_late = now, late  # the score was counted by the UPDATE
         return True
 
-    def _lock_if_open(self, now, *, last_answer_correct=None):
-        """One UPDATE that locks the attempt row while it is open and within its deadline, and
-        finishes it when the answer being recorded is its last (`last_answer_correct` is then
-        that answer's grade: the score is counted with it)."""
+    def _open_values(self, now, *, last_answer_correct=None):
+        """What an answer writes on the attempt row, by an UPDATE that locks it while it is open
+        and within its deadline (_OPEN_ATTEMPT); it finishes the attempt when the answer being
+        recorded is its last (`last_answer_correct` is then that answer's grade: the score is
+        counted with it)."""
         fields = {"last_answered_at": now}
         if last_answer_correct is not None:
             already_right = AttemptSlot.objects.filter(attempt=OuterRef("pk"), is_correct=True, answered_at__isnull=False)
@@ -332,7 +345,7 @@ class Attempt(models.Model):
                 correct_count=count_of(already_right) + int(last_answer_correct),
                 is_late=self.due_at is not None and now > self.due_at,
             )
-        return bool(_OPEN_ATTEMPT.run(fields, attempt=self.pk, now=now))
+        return fields
 
     def finish(self, *, now=None):
         """Close the attempt and store its score, counted by the database from the slots.

@@ -44,13 +44,11 @@ def submit_answer(*, attempt, slot, number, now=None, memory=scheduling.UNREAD):
     at_once = attempt.shows_feedback_per_question and (attempt.reveal_at is None or now >= attempt.reveal_at)
     for _ in range(RATING_TRIES):
         try:
+            # Rated at once: claimed by record_answer's own UPDATE, and rated with it, in turn.
+            rating = _rating_of_answer(attempt, slot, number, now, memory) if at_once else None
             with transaction.atomic():
-                recorded = attempt.record_answer(slot, number, now=now, claim=at_once, savepoint=False)
-                if recorded and at_once:
-                    # Claimed by record_answer's own UPDATE; rated in the same transaction.
-                    if _rate_released(slot, attempt.user, now, memory=memory, savepoint=False) is None:
-                        raise IntegrityError("the question's memory changed meanwhile")
-                elif recorded and attempt.is_finished:
+                recorded = attempt.record_answer(slot, number, now=now, claim=at_once, savepoint=False, rating=rating)
+                if recorded and not at_once and attempt.is_finished:
                     # No other request can release these yet: they see the attempt open until this commits.
                     _release(attempt.slots.all(), now)
             return recorded
@@ -171,21 +169,30 @@ def _rating_of(slot, now):
     }
 
 
-def _rate_released(slot, user, now, *, memory=scheduling.UNREAD, savepoint=True):
-    return scheduling.rate(
-        savepoint=savepoint,
-        user=user,
-        kind=MemoryState.Kind.QUESTION,
+def _rating_of_answer(attempt, slot, number, now, memory):
+    """The writes (quiz.lib.prepared.InTurn) that rate the answer `number` to `slot`, its memory
+    worked out in Python before the answer is recorded, so that both are written in one turn.
+    None for a number outside the question (record_answer refuses it)."""
+    if not 1 <= number <= len(slot.shown_choices):
+        return None
+    shown = slot.shown_choices[number - 1]
+    kind = MemoryState.Kind.QUESTION
+    if memory is scheduling.UNREAD:
+        memory = MemoryState.objects.filter(user=attempt.user, kind=kind, question=slot.question).first()
+    memory, log = scheduling.rated(
+        memory,
+        user=attempt.user,
+        kind=kind,
         item=slot.question,
-        rating=rating_for(slot.is_correct),
+        rating=rating_for(shown["correct"]),
         source=ReviewLog.Source.QUIZ,
         now=now,
-        memory=memory,
-        chosen_choice_id=Choice.id_if_still_there(slot.chosen_choice_id),  # NULL, as on the slot, if deleted since
+        chosen_choice_id=Choice.id_if_still_there(shown["id"]),  # NULL, as on the slot, if deleted since
         shown=question_shown(
             stem=slot.stem,
             explanation=slot.question.explanation,
             choices=[(choice["text"], choice["correct"]) for choice in slot.shown_choices],
-            chosen=slot.chosen_index,
+            chosen=number,
         ),
     )
+    return scheduling.rating_writes(memory, log)

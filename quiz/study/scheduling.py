@@ -18,7 +18,7 @@ from django.utils import timezone
 from fsrs import Card as FsrsCard
 from fsrs import Rating, Scheduler, State
 
-from quiz.lib.prepared import PreparedUpdate
+from quiz.lib.prepared import InTurn, PreparedUpdate
 from quiz.lib.sql import UnixDays, unix_days
 from quiz.models import MemoryState, ReviewLog, StudyDay
 
@@ -157,10 +157,8 @@ def rate(*, user, kind, item, rating, source, now=None, expected_reps=None, dura
         memory = MemoryState.objects.filter(user=user, kind=kind, **item_lookup(kind, item)).first()
     if expected_reps is not None and expected_reps != (0 if memory is None else memory.reps):
         return None
-    if memory is None:
-        memory = MemoryState(user=user, kind=kind, due=now, **item_lookup(kind, item))
-    log = review(memory, rating=rating, source=source, now=now, duration_ms=duration_ms,
-                 scheduler=scheduler_for(user), **details)
+    memory, log = rated(memory, user=user, kind=kind, item=item, rating=rating, source=source, now=now,
+                        duration_ms=duration_ms, **details)
     if not savepoint:
         with transaction.atomic(savepoint=False):
             return _save_rating(memory, log)
@@ -169,6 +167,16 @@ def rate(*, user, kind, item, rating, source, now=None, expected_reps=None, dura
             return _save_rating(memory, log)
     except IntegrityError:  # a concurrent first rating of the same new item won
         return None
+
+
+def rated(memory, *, user, kind, item, rating, source, now, duration_ms=None, **details):
+    """(memory, log): the learner's memory of an item (None: never studied) as one more rating
+    leaves it, and the unsaved log row of that rating. No query; `rating_writes` saves both."""
+    if memory is None:
+        memory = MemoryState(user=user, kind=kind, due=now, **item_lookup(kind, item))
+    log = review(memory, rating=rating, source=source, now=now, duration_ms=duration_ms,
+                 scheduler=scheduler_for(user), **details)
+    return memory, log
 
 
 def review(memory, *, rating, source, now, duration_ms=None, scheduler=SCHEDULER, **details):
@@ -204,21 +212,22 @@ NEVER_REVIEWED = {"phase": Phase.LEARNING, "step": None, "stability": None, "dif
 
 
 def _save_rating(memory, log):
-    if not _save_guarded(memory):
-        return None
-    log.memory = memory
-    log.save(force_insert=True)
-    return log
+    writes = rating_writes(memory, log)
+    return log if writes.run() == len(writes) else None
 
 
-def _save_guarded(memory):
-    """Save a rated memory: insert a new one, or update the row only if no other rating
-    changed it since it was read (its `reps` is still one less than this rating's)."""
+def rating_writes(memory, log):
+    """The writes that save a rating made in Python (quiz.lib.prepared.InTurn): a new memory
+    inserted, or the row updated only if no other rating changed it since it was read (its
+    `reps` is still one less than this rating's); then the log, only if the memory was written."""
+    writes = InTurn()
     if memory.pk is None:
-        memory.save(force_insert=True)
-        return True
-    fields = {name: getattr(memory, name) for name in SNAPSHOT_FIELDS}
-    return bool(_GUARDED_WRITE.run(fields, memory=memory.pk, reps=memory.reps - 1))
+        writes.insert(memory)
+    else:
+        fields = {name: getattr(memory, name) for name in SNAPSHOT_FIELDS}
+        writes.update(_GUARDED_WRITE, fields, memory=memory.pk, reps=memory.reps - 1)
+    log.memory = memory
+    return writes.insert(log)
 
 
 # Every rating's UPDATE, its filter built and compiled once (quiz.lib.prepared); the placeholders
