@@ -132,9 +132,12 @@ def test_a_question_pending_in_two_attempts_is_rated_in_answer_order(learner):
     assert (memory.reps, memory.last_rating) == (2, ReviewLog.Rating.GOOD)
 
 
+@pytest.mark.parametrize("questions", [2, 1], ids=["an-answer", "the-last-answer"])
 @pytest.mark.parametrize("studied_before", [False, True])
-def test_an_answer_on_a_memory_changed_since_its_page_read_it_is_rated_on_the_fresh_one(learner, studied_before):
-    attempt = start_attempt(learner, make_question_set(questions=2))
+def test_an_answer_on_a_memory_changed_since_its_page_read_it_is_rated_on_the_fresh_one(learner, studied_before, questions):
+    """Refused on the stale memory, the whole answer is rolled back and recorded again: the last
+    answer's finish and score too, so nothing is counted twice."""
+    attempt = start_attempt(learner, make_question_set(questions=questions))
     slot = attempt.slots.select_related("question").get(position=1)
     if studied_before:
         rate_item(learner, slot.question, ReviewLog.Rating.GOOD, at=NOW - timedelta(days=1))
@@ -146,6 +149,8 @@ def test_an_answer_on_a_memory_changed_since_its_page_read_it_is_rated_on_the_fr
     assert MemoryState.objects.get(user=learner).reps == 2 + studied_before
     assert list(ReviewLog.objects.order_by("pk").values_list("rating", flat=True))[-2:] == [3, 1]
     assert AttemptSlot.objects.filter(attempt=attempt, answered_at__isnull=False).count() == 1
+    attempt.refresh_from_db()
+    assert (attempt.is_finished, attempt.correct_count) == (questions == 1, 0)
 
 
 def test_an_answer_rates_the_learners_own_memory_of_the_question(learner, learner_client, other_learner):

@@ -345,6 +345,12 @@ def test_every_write_to_a_content_table_counts_and_no_read_or_study_write_does()
     assert not writes_content('INSERT INTO "quiz_reviewlog" ("rating") VALUES (3)')
     assert not writes_content('UPDATE "quiz_attempt" SET "last_answered_at" = %s')
     assert not writes_content('INSERT INTO "django_cache" ("cache_key") VALUES (%s)')
+    # Writes in turn (quiz.lib.prepared.InTurn): one statement of data-modifying parts.
+    assert not writes_content('WITH write_0 AS (UPDATE "quiz_attempt" SET "x" = 1 RETURNING "id" AS id), '
+                              'write_1 AS (INSERT INTO "quiz_reviewlog" ("rating") SELECT 3 FROM write_0) SELECT 1')
+    assert writes_content('WITH write_0 AS (UPDATE "quiz_attempt" SET "x" = 1 RETURNING "id" AS id), '
+                          'write_1 AS (UPDATE "quiz_question" SET "stem" = %s) SELECT 1')
+    assert not writes_content('WITH recent AS (SELECT * FROM "quiz_question") SELECT * FROM recent')
 
 
 # --- What is never kept, and for how long ----------------------------------------------------------

@@ -274,3 +274,86 @@ def test_writes_in_turn_stop_at_the_first_that_writes_nothing_and_an_insert_read
     assert writes.run() == 0 and memory.pk is None and log.pk is None
     assert not MemoryState.objects.exists() and not ReviewLog.objects.exists()
     assert not AttemptSlot.objects.get(pk=slot.pk).flagged
+
+
+def _a_rating_in_turn(learner, *, reps_read, **log_values):
+    """An existing memory's guarded UPDATE (it holds only while its reps are `reps_read`), then
+    its log: the two writes every rating makes."""
+    from django.utils import timezone
+
+    from quiz.models import MemoryState, ReviewLog
+
+    question = make_question_set(questions=1).questions.get()
+    now = timezone.now()
+    memory = MemoryState.objects.create(user=learner, kind="question", question=question, due=now, reps=1)
+    memory.reps = reps_read + 1
+    log = ReviewLog(user=learner, memory=memory, source="review", rating=3, reviewed_at=now, due_after=now, **log_values)
+    return scheduling.rating_writes(memory, log), memory, log
+
+
+def test_a_turn_refused_halfway_makes_the_writes_before_and_none_after(learner):
+    from django.db import transaction
+
+    from quiz.lib.prepared import InTurn, PreparedUpdate
+    from quiz.models import ReviewLog
+
+    attempt = start_attempt(learner, make_question_set(questions=1))
+    slot = attempt.slots.get()
+    by_pk = PreparedUpdate(lambda slot: AttemptSlot.objects.filter(pk=slot), slot=1_987_654_321)
+    rating, memory, log = _a_rating_in_turn(learner, reps_read=0)  # it has one review already: stale
+    writes = InTurn().update(by_pk, {"flagged": True}, slot=slot.pk).extend(rating)
+
+    with transaction.atomic():
+        assert writes.run() == 1  # the slot's; the memory's found no row as read, so no log
+        assert AttemptSlot.objects.get(pk=slot.pk).flagged  # the caller's to roll back
+        assert not ReviewLog.objects.exists() and log.pk is None
+        assert memory.__class__.objects.get(pk=memory.pk).reps == 1
+
+
+def test_a_first_write_beyond_what_the_database_stores_makes_nothing(learner):
+    from quiz.lib.prepared import InTurn, PreparedUpdate
+    from quiz.models import ReviewLog
+
+    by_pk = PreparedUpdate(lambda slot: AttemptSlot.objects.filter(pk=slot), slot=1_987_654_321)
+    rating, _, _ = _a_rating_in_turn(learner, reps_read=1)
+
+    assert InTurn().update(by_pk, {"flagged": True}, slot=2**64).extend(rating).run() == 0
+    assert not ReviewLog.objects.exists()
+
+
+def test_a_text_too_long_for_its_column_is_refused_whole_never_stored_cut_short(learner):
+    from django.db import DataError, connection, transaction
+
+    from quiz.models import ReviewLog
+
+    too_long = "x" * (ReviewLog._meta.get_field("answer").max_length + 5)
+    writes, _, _ = _a_rating_in_turn(learner, reps_read=1, answer=too_long)
+
+    if connection.vendor == "postgresql":
+        with pytest.raises(DataError), transaction.atomic():
+            writes.run()
+        assert not ReviewLog.objects.exists()
+    else:  # SQLite keeps any length a column is given
+        assert writes.run() == 2
+        assert ReviewLog.objects.get().answer == too_long
+
+
+def test_a_turn_refuses_to_insert_what_model_save_would_do_more_for(learner):
+    from django.db.models.signals import post_save
+
+    from quiz.lib.prepared import InTurn
+    from quiz.models import ReviewLog
+
+    _, memory, log = _a_rating_in_turn(learner, reps_read=1)
+    with pytest.raises(ValueError, match="id the database gives"):
+        InTurn().insert(memory)  # already saved: it has an id
+
+    def listener(**kwargs):
+        pass
+
+    post_save.connect(listener, sender=ReviewLog)
+    try:
+        with pytest.raises(ValueError, match="no save signal"):
+            InTurn().insert(log)
+    finally:
+        post_save.disconnect(listener, sender=ReviewLog)

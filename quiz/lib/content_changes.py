@@ -50,12 +50,18 @@ LEARNER_TABLES = frozenset({
 # and TRUNCATE (a flush), which empties content too.
 _WRITE = re.compile(r'\s*(?:INSERT\s+(?:OR\s+\w+\s+)?INTO|UPDATE|DELETE\s+FROM)\s+"?(quiz_\w+)', re.IGNORECASE)
 _TRUNCATE = re.compile(r"\s*TRUNCATE\b", re.IGNORECASE)
+# A statement of data-modifying CTEs (quiz.lib.prepared.InTurn: WITH write_0 AS (UPDATE ...),
+# write_1 AS (INSERT ...) SELECT ...) writes wherever one of its parts does.
+_WITH = re.compile(r"\s*WITH\b", re.IGNORECASE)
+_WRITE_WITHIN = re.compile(r'\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+"?(quiz_\w+)', re.IGNORECASE)
 
 
 def writes_content(sql):
     match = _WRITE.match(sql)
     if match:
         return match.group(1).lower() not in LEARNER_TABLES
+    if _WITH.match(sql):
+        return any(table.lower() not in LEARNER_TABLES for table in _WRITE_WITHIN.findall(sql))
     return bool(_TRUNCATE.match(sql))
 
 

@@ -16,6 +16,8 @@ import weakref
 from datetime import datetime
 
 from django.db import connections, transaction
+from django.db.models import CharField, signals
+from django.db.models.fields import AutoFieldMixin
 from django.db.models.query import ModelIterable
 from django.db.models.sql import Query
 
@@ -164,7 +166,7 @@ class PreparedUpdate(_CompiledOnce):
             if hasattr(value, "resolve_expression"):
                 if compiler is None:  # a copy: resolving may count references on the Query
                     compiler = query.chain().get_compiler(using=db)
-                sql, value_params = compiler.compile(value.resolve_expression(compiler.query, allow_joins=False, for_save=True))
+                sql, value_params = _compile_written(compiler, value)
                 parts.append(f"{column} = {sql}")
                 params.extend(value_params)
             else:
@@ -209,6 +211,7 @@ class InTurn:
         return self
 
     def insert(self, instance):
+        _refuse_what_save_would_do(instance)
         self._steps.append((instance, None, None))
         return self
 
@@ -248,6 +251,8 @@ class InTurn:
                 inserted[id(step)] = f"write_{index}"
             writes.append(f"write_{index} AS ({sql})")
             params.extend(step_params)
+        if not writes:
+            return 0
         made = [f"(SELECT id FROM write_{index})" for index in range(len(writes))]
         with connection.cursor() as cursor:
             cursor.execute(f"WITH {', '.join(writes)} SELECT {', '.join(made)}", params)
@@ -277,16 +282,42 @@ def _insert_after(instance, after, inserted, connection):
             continue
         value = field.pre_save(instance, add=True)
         if hasattr(value, "resolve_expression"):
-            sql, value_params = compiler.compile(value.resolve_expression(compiler.query, allow_joins=False, for_save=True))
+            sql, value_params = _compile_written(compiler, value)
             values.append(f"({sql})")
             params.extend(value_params)
         else:
-            values.append(f"CAST(%s AS {field.cast_db_type(connection)})")
+            values.append(f"CAST(%s AS {_parameter_type(field, connection)})")
             params.append(field.get_db_prep_save(value, connection=connection))
     source = f" FROM {after}" if after else ""
     sql = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(columns)}) SELECT {', '.join(values)}{source}"
            f" RETURNING {quote(meta.pk.column)} AS id")
     return sql, params
+
+
+def _refuse_what_save_would_do(instance):
+    """What Model.save does beyond a plain INSERT, which the statement on PostgreSQL would skip:
+    refused on every database alike, so that a test on SQLite finds it."""
+    meta = instance._meta
+    if instance.pk is not None or not isinstance(meta.pk, AutoFieldMixin):
+        raise ValueError(f"{meta.label}: InTurn inserts a row whose id the database gives")
+    if any(field.has_db_default() for field in meta.local_concrete_fields):
+        raise ValueError(f"{meta.label}: a column with a database default is read back by Model.save, not by InTurn")
+    if signals.pre_save.has_listeners(meta.model) or signals.post_save.has_listeners(meta.model):
+        raise ValueError(f"{meta.label}: InTurn sends no save signal, and this model has listeners")
+
+
+def _compile_written(compiler, value):
+    """SQL and parameters of an expression a write stores in a column, as Django's UPDATE and
+    INSERT compilers resolve it: over the row's own columns, no join, not an aggregate."""
+    return compiler.compile(value.resolve_expression(compiler.query, allow_joins=False, for_save=True))
+
+
+def _parameter_type(field, connection):
+    """The type a parameter is cast to: the column's, but a text column's without its length,
+    which the cast would cut a value to where the column refuses it whole."""
+    if isinstance(field, CharField):
+        return connection.ops.cast_char_field_without_max_length
+    return field.cast_db_type(connection)
 
 
 def _saved(instance, pk, db):

@@ -135,8 +135,8 @@ def item_lookup(kind, item):
 UNREAD = object()
 
 
-def rate(*, user, kind, item, rating, source, now=None, expected_reps=None, duration_ms=None, savepoint=True,
-         memory=UNREAD, **details):
+def rate(*, user, kind, item, rating, source, now=None, expected_reps=None, duration_ms=None, memory=UNREAD,
+         **details):
     """Apply one rating to the learner's memory of an item; return the ReviewLog, or None.
 
     None means the rating was refused because it is stale: `expected_reps` (the number of
@@ -146,11 +146,6 @@ def rate(*, user, kind, item, rating, source, now=None, expected_reps=None, dura
     `memory` is the learner's MemoryState of the item when the caller's own query already
     read it (None: never studied), which saves a query. It may be stale by then: the write is
     guarded by its `reps` all the same, and a stale one is refused like a concurrent rating.
-
-    With `savepoint=False` the caller's transaction is the only guard (two queries fewer on
-    the answer path): a concurrent first rating of the same item, or one that changed the
-    memory since the caller read it, then raises IntegrityError out of it, and the caller
-    tries the whole transaction again.
     """
     now = now or timezone.now()
     if memory is UNREAD:
@@ -159,9 +154,6 @@ def rate(*, user, kind, item, rating, source, now=None, expected_reps=None, dura
         return None
     memory, log = rated(memory, user=user, kind=kind, item=item, rating=rating, source=source, now=now,
                         duration_ms=duration_ms, **details)
-    if not savepoint:
-        with transaction.atomic(savepoint=False):
-            return _save_rating(memory, log)
     try:
         with transaction.atomic():
             return _save_rating(memory, log)
@@ -212,8 +204,13 @@ NEVER_REVIEWED = {"phase": Phase.LEARNING, "step": None, "stability": None, "dif
 
 
 def _save_rating(memory, log):
+    """The rating's writes, inside the caller's atomic block; None, and that block rolled back,
+    when the memory had changed since it was read (nothing written then: the log is the last)."""
     writes = rating_writes(memory, log)
-    return log if writes.run() == len(writes) else None
+    if writes.run() == len(writes):
+        return log
+    transaction.set_rollback(True)
+    return None
 
 
 def rating_writes(memory, log):
