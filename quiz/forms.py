@@ -66,19 +66,39 @@ class StartAttemptForm(forms.Form):
         return self.cleaned_data["feedback"] or Attempt.Feedback.IMMEDIATE
 
 
-class AnswerForm(forms.Form):
-    """Validates the number of the choice picked, as shown on screen (1, 2, 3...).
+PICK_A_CHOICE = "Pick one of the choices."
+
+
+class ShownChoiceForm(forms.Form):
+    """The number of the choice picked, as shown on screen: 1 to `choice_count`.
 
     Numbers rather than database ids: ids follow the source document's order and would undo
-    the shuffle. Anything but a shown number is a validation error, never an answer.
+    the shuffle. Anything but a shown number is a validation error, never an answer. A bound
+    checked in `clean_choice`, not a ChoiceField: giving one its choices rebuilt the field and
+    its widget on every answer and every question page, a tenth of what the answer cost.
     """
 
-    choice = forms.TypedChoiceField(coerce=int, error_messages={"required": "Pick one of the choices."})
+    choice = forms.IntegerField(
+        min_value=1, error_messages={"required": PICK_A_CHOICE, "invalid": PICK_A_CHOICE, "min_value": PICK_A_CHOICE}
+    )
+
+    def __init__(self, *args, choice_count, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.choice_count = choice_count
+
+    def clean_choice(self):
+        number = self.cleaned_data["choice"]
+        if number > self.choice_count:
+            raise forms.ValidationError(PICK_A_CHOICE, code="invalid_choice")
+        return number
+
+
+class AnswerForm(ShownChoiceForm):
+    """A quiz question's answer: the number picked among the slot's choices as shown."""
 
     def __init__(self, slot, *args, **kwargs):
-        super().__init__(*args, **kwargs)
         self.texts = slot.choice_texts
-        self.fields["choice"].choices = [(number, number) for number in range(1, len(self.texts) + 1)]
+        super().__init__(*args, choice_count=len(self.texts), **kwargs)
 
     def options(self):
         """(number, text, checked) for each choice as shown: texts only, nothing about which is
@@ -111,15 +131,10 @@ class RatingForm(forms.Form):
         return None if duration is None else min(duration, MAX_REVIEW_MS)
 
 
-class ReviewAnswerForm(forms.Form):
-    """A due question answered in a review session: the number of the choice as shown."""
+class ReviewAnswerForm(ShownChoiceForm):
+    """A due question answered in a review session: the item and the number of the choice as shown."""
 
     item = forms.IntegerField(min_value=1)
-    choice = forms.TypedChoiceField(coerce=int, error_messages={"required": "Pick one of the choices."})
-
-    def __init__(self, *args, choice_count, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["choice"].choices = [(n, n) for n in range(1, choice_count + 1)]
 
 
 class DrillAnswerForm(forms.Form):
