@@ -197,7 +197,8 @@ class InTurn:
     rest. Within the caller's transaction, which rolls back the earlier ones when a later one
     found nothing. On PostgreSQL they are one statement, each write a data-modifying CTE that
     reads the one before it: one round trip where an answer made four. Elsewhere (SQLite, in
-    the same process, no round trip to save) each is its own statement, as Django writes it."""
+    the same process, no round trip to save) each is its own statement. An insert is the SQL
+    Model.save would run, without the work of finding it out again for every row."""
 
     def __init__(self, db="default"):
         self._db = db
@@ -224,15 +225,18 @@ class InTurn:
         with transaction.mark_for_rollback_on_error(using=self._db):
             if connection.vendor == "postgresql":
                 return self._run_together(connection)
-            return self._run_one_by_one()
+            return self._run_one_by_one(connection)
 
-    def _run_one_by_one(self):
+    def _run_one_by_one(self, connection):
         for made, (step, values, where_values) in enumerate(self._steps):
             if isinstance(step, PreparedUpdate):
                 if not step.run(values, **where_values):
                     return made
             else:
-                step.save(force_insert=True, using=self._db)
+                sql, params = _insert(step, connection)
+                with connection.cursor() as cursor:
+                    cursor.execute(sql, params)
+                    _saved(step, cursor.fetchone()[0], self._db)
         return len(self._steps)
 
     def _run_together(self, connection):
@@ -247,7 +251,7 @@ class InTurn:
                 pk = connection.ops.quote_name(step.model._meta.pk.column)
                 sql = f"{sql}{f' AND EXISTS (SELECT 1 FROM {after})' if after else ''} RETURNING {pk} AS id"
             else:
-                sql, step_params = _insert_after(step, after, inserted, connection)
+                sql, step_params = _insert(step, connection, after=after, inserted=inserted)
                 inserted[id(step)] = f"write_{index}"
             writes.append(f"write_{index} AS ({sql})")
             params.extend(step_params)
@@ -264,39 +268,55 @@ class InTurn:
         return count
 
 
-def _insert_after(instance, after, inserted, connection):
-    """An INSERT of `instance` that happens only if the write `after` (a CTE) made its row, as
-    Django's SQLInsertCompiler writes the values; a foreign key to an instance inserted earlier
-    in the same statement reads that CTE's id. Each value is cast to its column's type: in an
-    INSERT ... SELECT, PostgreSQL cannot infer a parameter's type from the column."""
+def _insert(instance, connection, *, after=None, inserted=None):
+    """An INSERT of `instance` returning its id, with the values Django's SQLInsertCompiler
+    writes. In a turn on PostgreSQL, it happens only if the write `after` (a CTE) made its
+    row, and a foreign key to an instance inserted earlier in the statement reads that CTE's id
+    (`inserted`: {id(instance): its CTE})."""
     meta, quote = instance._meta, connection.ops.quote_name
-    compiler = Query(instance.__class__).get_compiler(connection=connection)
-    columns, values, params = [], [], []
-    for field in meta.local_concrete_fields:
-        if field.primary_key or field.generated:
-            continue
-        columns.append(quote(field.column))
+    table, fields, placeholders = _insert_shape(meta.model, connection)
+    values, params, compiler = [], [], None
+    for field, placeholder in zip(fields, placeholders):
         related = field.is_relation and field.get_cached_value(instance, None)
-        if related is not None and related is not False and id(related) in inserted and related.pk is None:
-            values.append(f"(SELECT id FROM {inserted[id(related)]})")
-            continue
+        if related:
+            if related.pk is None and inserted and id(related) in inserted:
+                values.append(f"(SELECT id FROM {inserted[id(related)]})")
+                continue
+            setattr(instance, field.name, related)  # saved since it was assigned: its id, as Model.save takes it
         value = field.pre_save(instance, add=True)
         if hasattr(value, "resolve_expression"):
+            compiler = compiler or Query(meta.model).get_compiler(connection=connection)
             sql, value_params = _compile_written(compiler, value)
             values.append(f"({sql})")
             params.extend(value_params)
         else:
-            values.append(f"CAST(%s AS {_parameter_type(field, connection)})")
+            values.append(placeholder)
             params.append(field.get_db_prep_save(value, connection=connection))
     source = f" FROM {after}" if after else ""
-    sql = (f"INSERT INTO {quote(meta.db_table)} ({', '.join(columns)}) SELECT {', '.join(values)}{source}"
-           f" RETURNING {quote(meta.pk.column)} AS id")
-    return sql, params
+    return f"{table} SELECT {', '.join(values)}{source} RETURNING {quote(meta.pk.column)} AS id", params
+
+
+# {(model, vendor): its INSERT's start, the fields it writes and their placeholders}: the same
+# for every row, and working out the casts took as long as the database took to insert one.
+_INSERT_SHAPES = {}
+
+
+def _insert_shape(model, connection):
+    key = (model, connection.vendor)
+    if key not in _INSERT_SHAPES:
+        quote = connection.ops.quote_name
+        fields = [field for field in model._meta.local_concrete_fields if not (field.primary_key or field.generated)]
+        # In an INSERT ... SELECT, PostgreSQL cannot infer a parameter's type from its column.
+        cast = connection.vendor == "postgresql"
+        placeholders = [f"CAST(%s AS {_parameter_type(field, connection)})" if cast else "%s" for field in fields]
+        table = f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(field.column) for field in fields)})"
+        _INSERT_SHAPES[key] = table, fields, placeholders
+    return _INSERT_SHAPES[key]
 
 
 def _refuse_what_save_would_do(instance):
-    """What Model.save does beyond a plain INSERT, which the statement on PostgreSQL would skip:
-    refused on every database alike, so that a test on SQLite finds it."""
+    """What Model.save does beyond a plain INSERT, which a turn skips: refused rather than
+    skipped without a word."""
     meta = instance._meta
     if instance.pk is not None or not isinstance(meta.pk, AutoFieldMixin):
         raise ValueError(f"{meta.label}: InTurn inserts a row whose id the database gives")
@@ -326,7 +346,7 @@ def _saved(instance, pk, db):
     instance.pk = pk
     for field in instance._meta.local_concrete_fields:
         if field.is_relation and (related := field.get_cached_value(instance, None)) is not None:
-            setattr(instance, field.attname, related.pk)
+            setattr(instance, field.name, related)  # its id, and the instance kept
     instance._state.adding, instance._state.db = False, db
 
 
