@@ -131,6 +131,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_boo
         **DATABASES["default"].get("OPTIONS", {}),
     }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["ENGINE"] = "studyapp.sqlite3"  # Django's, converting each statement once (see there)
     # SQLite as a real server's database: writers queue instead of failing. IMMEDIATE takes the
     # write lock when a transaction starts (a read that later writes cannot be refused the
     # upgrade, which was "database is locked" at once); the busy timeout is how long a writer
