@@ -4,21 +4,24 @@ page's and an answer's slot), where the ORM took longer to clone, build and comp
 than the database took to run them; and for the guarded UPDATEs every answer makes, whose
 filters took as long to build as the database took to run the whole statement.
 
-It leans on Django's own machinery (the compiler that turns rows into model instances with
-their select_related objects and annotations), pinned by Django 5.2 in pyproject.toml;
+It leans on Django's own machinery (the compiler's SQL and converters, and the populators
+ModelIterable uses to build each row's instance with its select_related objects and
+annotations), pinned by Django 5.2 in pyproject.toml;
 `tests/test_prepared.py` checks that a read returns what the plain queryset returns and that
 an UPDATE writes what `QuerySet.update` writes.
 """
 
 import copy
+import functools
 import threading
 import weakref
 from datetime import datetime
 
 from django.db import connections, transaction
 from django.db.models import CharField, signals
+from django.db.models.expressions import RawSQL
 from django.db.models.fields import AutoFieldMixin
-from django.db.models.query import ModelIterable
+from django.db.models.query import get_related_populators
 from django.db.models.sql import Query
 
 # SQLite binds 64-bit integers only; a value outside that range matches no row anyway.
@@ -71,30 +74,37 @@ class PreparedQuery(_CompiledOnce):
         """The first row as a model instance (with its select_related objects and annotations), or None."""
         if not all(_bindable(self._placeholders[name], value) for name, value in values.items()):
             return None
-        queryset, compiler, sql, params, spots = self._compile()
+        queryset, compiler, sql, params, spots, rows = self._compile()
         params = list(params)
-        ops = connections[queryset.db].ops
+        connection = connections[queryset.db]
         for name, value in values.items():
             for index in spots[name]:
-                params[index] = _as_parameter(value, ops)
-        # A copy per run: the compiled parts are shared, the connection is this thread's own.
-        run = copy.copy(compiler)
-        run.connection = connections[queryset.db]
-        run.as_sql = lambda *args, **kwargs: (sql, tuple(params))
-        converters = self._converters_for(run)
-        run.get_converters = lambda expressions: converters
-        return next(iter(ModelIterable(_Compiled(queryset, run))), None)
+                params[index] = _as_parameter(value, connection.ops)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        return rows.instance(self._converted(row, compiler, connection))
 
-    def _converters_for(self, run):
+    def _converted(self, row, compiler, connection):
         # How each column's value is turned into Python (datetimes on SQLite, JSON), worked out
         # once per connection instead of on every run: asking every column of the joins for its
         # converters took a tenth of the read. Per connection, as they are the connection's
         # own methods, and a connection is one thread's.
-        converters = self._converters.get(run.connection)
+        converters = self._converters.get(connection)
         if converters is None:
+            run = copy.copy(compiler)  # the shared compiler has no connection of its own
+            run.connection = connection
             columns = [selected[0] for selected in run.select[: run.col_count]]
-            converters = self._converters[run.connection] = run.get_converters(columns)
-        return converters
+            converters = self._converters[connection] = list(run.get_converters(columns).items())
+        row = list(row)
+        for position, (functions, expression) in converters:
+            value = row[position]
+            for convert in functions:
+                value = convert(value, expression, connection)
+            row[position] = value
+        return row
 
     def _compile_queryset(self, queryset):
         queryset = queryset._chain()  # a copy: the compiler adds its joins to the Query
@@ -102,7 +112,31 @@ class PreparedQuery(_CompiledOnce):
         sql, params = compiler.as_sql()
         spots = _spots(self._placeholders, params, connections[queryset.db].ops)
         compiler.connection = None  # each run sets its own thread's
-        return queryset, compiler, sql, params, spots
+        return queryset, compiler, sql, params, spots, _Rows(compiler, queryset.db)
+
+
+class _Rows:
+    """Turns a row of a compiled query into its model instance, with its select_related
+    instances and annotations, as Django's ModelIterable does: its setup (the columns of each
+    model, a populator for each join) done once per compiled query instead of on every run,
+    where it cost more than SQLite took to run the read."""
+
+    def __init__(self, compiler, db):
+        klass_info, select = compiler.klass_info, compiler.select
+        self.db, self.model = db, klass_info["model"]
+        fields = klass_info["select_fields"]
+        self.start, self.end = fields[0], fields[-1] + 1
+        self.init_list = [column[0].target.attname for column in select[self.start : self.end]]
+        self.related = get_related_populators(klass_info, select, db)
+        self.annotations = list(compiler.annotation_col_map.items())
+
+    def instance(self, row):
+        instance = self.model.from_db(self.db, self.init_list, row[self.start : self.end])
+        for related in self.related:
+            related.populate(row, instance)
+        for name, position in self.annotations:
+            setattr(instance, name, row[position])
+        return instance
 
 
 class PreparedUpdate(_CompiledOnce):
@@ -155,7 +189,9 @@ class PreparedUpdate(_CompiledOnce):
         for a column of the model's own table, given a value, a model instance (a foreign key)
         or an expression over the row (not an aggregate; a JSON null as Value(None) is SQL NULL)."""
         connection = connections[db]
-        parts, params, compiler = [], [], None
+        parts, params = [], []
+        # A copy of the query: resolving an expression may count references on it.
+        compiler_for = functools.cache(lambda: query.chain().get_compiler(using=db))
         for name, value in values.items():
             field = query.model._meta.get_field(name)
             if field.model is not query.model or not field.concrete or field.generated:
@@ -164,9 +200,7 @@ class PreparedUpdate(_CompiledOnce):
             if hasattr(value, "prepare_database_save"):
                 value = value.prepare_database_save(field)
             if hasattr(value, "resolve_expression"):
-                if compiler is None:  # a copy: resolving may count references on the Query
-                    compiler = query.chain().get_compiler(using=db)
-                sql, value_params = _compile_written(compiler, value)
+                sql, value_params = _compile_written(compiler_for, value)
                 parts.append(f"{column} = {sql}")
                 params.extend(value_params)
             else:
@@ -275,7 +309,8 @@ def _insert(instance, connection, *, after=None, inserted=None):
     (`inserted`: {id(instance): its CTE})."""
     meta, quote = instance._meta, connection.ops.quote_name
     table, fields, placeholders = _insert_shape(meta.model, connection)
-    values, params, compiler = [], [], None
+    values, params = [], []
+    compiler_for = functools.cache(lambda: Query(meta.model).get_compiler(connection=connection))
     for field, placeholder in zip(fields, placeholders):
         related = field.is_relation and field.get_cached_value(instance, None)
         if related:
@@ -285,8 +320,7 @@ def _insert(instance, connection, *, after=None, inserted=None):
             setattr(instance, field.name, related)  # saved since it was assigned: its id, as Model.save takes it
         value = field.pre_save(instance, add=True)
         if hasattr(value, "resolve_expression"):
-            compiler = compiler or Query(meta.model).get_compiler(connection=connection)
-            sql, value_params = _compile_written(compiler, value)
+            sql, value_params = _compile_written(compiler_for, value)
             values.append(f"({sql})")
             params.extend(value_params)
         else:
@@ -326,9 +360,14 @@ def _refuse_what_save_would_do(instance):
         raise ValueError(f"{meta.label}: InTurn sends no save signal, and this model has listeners")
 
 
-def _compile_written(compiler, value):
+def _compile_written(compiler_for, value):
     """SQL and parameters of an expression a write stores in a column, as Django's UPDATE and
-    INSERT compilers resolve it: over the row's own columns, no join, not an aggregate."""
+    INSERT compilers resolve it: over the row's own columns, no join, not an aggregate.
+    `compiler_for()` gives the compiler, built only when needed: RawSQL (an answer's choice
+    while it still exists) is written as its as_sql writes it, without one."""
+    if type(value) is RawSQL:
+        return f"({value.sql})", list(value.params)
+    compiler = compiler_for()
     return compiler.compile(value.resolve_expression(compiler.query, allow_joins=False, for_save=True))
 
 
@@ -378,16 +417,3 @@ def _spots(placeholders, params, ops):
 def _as_parameter(value, ops):
     """A value as the compiler passes it to the database (SQLite takes datetimes as text)."""
     return ops.adapt_datetimefield_value(value) if isinstance(value, datetime) else value
-
-
-class _Compiled:
-    """Stands in for a queryset to Django's ModelIterable: the same model and database, and a
-    query whose compiler is the prepared one."""
-
-    def __init__(self, queryset, compiler):
-        self.model, self.db, self._known_related_objects = queryset.model, queryset.db, {}
-        self.query = self
-        self._compiler = compiler
-
-    def get_compiler(self, using=None, connection=None, elide_empty=True):
-        return self._compiler

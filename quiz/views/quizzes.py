@@ -4,7 +4,7 @@ feedback, and the results with the review of every answer."""
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Exists, OuterRef
-from django.http import HttpResponseBadRequest, HttpResponseForbidden
+from django.http import HttpResponseBadRequest, HttpResponseForbidden, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse, reverse_lazy
 from django.utils import timezone
@@ -96,7 +96,9 @@ def attempt_question(request, attempt_id, position):
     if changeable and request.method == "POST":  # refused: submitted or timed out meanwhile
         return navigate(request, results)
     if request.method == "POST":
-        return redirect("attempt_question", attempt_id=attempt.pk, position=slot.position)
+        # Post/redirect/get to this same question: its address is the one posted to (reversing
+        # it again took longer than the rest of the redirect).
+        return HttpResponseRedirect(request.path)
     if attempt.is_finished and not slot.is_answered:
         return navigate(request, results)
     return _render_question(request, attempt, slot, form)
