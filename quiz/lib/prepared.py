@@ -352,12 +352,23 @@ def _refuse_what_save_would_do(instance):
     """What Model.save does beyond a plain INSERT, which a turn skips: refused rather than
     skipped without a word."""
     meta = instance._meta
-    if instance.pk is not None or not isinstance(meta.pk, AutoFieldMixin):
+    if instance.pk is not None or not _database_gives_id(meta.model):
         raise ValueError(f"{meta.label}: InTurn inserts a row whose id the database gives")
-    if any(field.has_db_default() for field in meta.local_concrete_fields):
+    if _has_database_default(meta.model):
         raise ValueError(f"{meta.label}: a column with a database default is read back by Model.save, not by InTurn")
     if signals.pre_save.has_listeners(meta.model) or signals.post_save.has_listeners(meta.model):
         raise ValueError(f"{meta.label}: InTurn sends no save signal, and this model has listeners")
+
+
+# A model's fields are fixed once the app is loaded: asked once per model.
+@functools.cache
+def _database_gives_id(model):
+    return isinstance(model._meta.pk, AutoFieldMixin)
+
+
+@functools.cache
+def _has_database_default(model):
+    return any(field.has_db_default() for field in model._meta.local_concrete_fields)
 
 
 def _compile_written(compiler_for, value):

@@ -1,6 +1,7 @@
 """Study content: source documents, question sets with their questions and choices, and
 flashcard decks with their cards. Plus the User, custom from the start."""
 
+import functools
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.contrib.auth.models import AbstractUser
@@ -347,8 +348,19 @@ class Choice(models.Model):
         """`pk` if that choice still exists, else NULL, as SQL for an UPDATE: a slot's snapshot
         keeps the ids of choices that an import may have deleted since. Plain SQL: the ORM's
         Subquery for it cost twice as much to build as the answer's whole UPDATE takes to run."""
-        table, column = connection.ops.quote_name(cls._meta.db_table), connection.ops.quote_name(cls._meta.pk.column)
-        return RawSQL(f"SELECT {column} FROM {table} WHERE {column} = %s", (pk,), output_field=models.BigIntegerField())
+        return RawSQL(_choice_still_there(connection.vendor), (pk,), output_field=_CHOICE_ID)
+
+
+# What id_if_still_there gives every answer: the same SQL per database, and one output field
+# (making a field for each answer was a third of the time building the expression took).
+_CHOICE_ID = models.BigIntegerField()
+
+
+@functools.cache
+def _choice_still_there(vendor):
+    quote = connection.ops.quote_name
+    table, column = quote(Choice._meta.db_table), quote(Choice._meta.pk.column)
+    return f"SELECT {column} FROM {table} WHERE {column} = %s"
 
 
 def count_of(queryset):
