@@ -193,9 +193,7 @@ class PreparedUpdate(_CompiledOnce):
         # A copy of the query: resolving an expression may count references on it.
         compiler_for = functools.cache(lambda: query.chain().get_compiler(using=db))
         for name, value in values.items():
-            field = query.model._meta.get_field(name)
-            if field.model is not query.model or not field.concrete or field.generated:
-                raise ValueError(f"{name}: not a column this UPDATE can write")
+            field = _writable_field(query.model, name)
             column = connection.ops.quote_name(field.column)
             if hasattr(value, "prepare_database_save"):
                 value = value.prepare_database_save(field)
@@ -360,7 +358,17 @@ def _refuse_what_save_would_do(instance):
         raise ValueError(f"{meta.label}: InTurn sends no save signal, and this model has listeners")
 
 
-# A model's fields are fixed once the app is loaded: asked once per model.
+# A model's fields are fixed once the app is loaded: asked once per model (and column).
+@functools.cache
+def _writable_field(model, name):
+    """The field `name` of `model`, if an UPDATE of the model's table can write it."""
+    field = model._meta.get_field(name)
+    if field.model is not model or not field.concrete or field.generated:
+        raise ValueError(f"{name}: not a column this UPDATE can write")
+    return field
+
+
+
 @functools.cache
 def _database_gives_id(model):
     return isinstance(model._meta.pk, AutoFieldMixin)
