@@ -132,7 +132,7 @@ def _saved_position(request, attempt):
 
 
 def _render_question(request, attempt, slot, form, status=200):
-    here = reverse("attempt_question", args=[attempt.pk, slot.position])
+    here = request.path  # this question's address: only attempt_question renders it
     context = {
         "attempt": attempt, "slot": slot, "form": form, "here": here,
         # Deferred feedback: the answer may change until the attempt is submitted.
