@@ -73,24 +73,24 @@ class ShownChoiceForm(forms.Form):
     """The number of the choice picked, as shown on screen: 1 to `choice_count`.
 
     Numbers rather than database ids: ids follow the source document's order and would undo
-    the shuffle. Anything but a shown number is a validation error, never an answer. A bound
-    checked in `clean_choice`, not a ChoiceField: giving one its choices rebuilt the field and
-    its widget on every answer and every question page, a tenth of what the answer cost.
+    the shuffle. Anything but a shown number, written as the form sends it, is a validation
+    error, never an answer. Checked in `clean_choice`, not by a ChoiceField: giving one its
+    choices rebuilt the field and its widget on every answer and every question page, a tenth
+    of what the answer cost.
     """
 
-    choice = forms.IntegerField(
-        min_value=1, error_messages={"required": PICK_A_CHOICE, "invalid": PICK_A_CHOICE, "min_value": PICK_A_CHOICE}
-    )
+    choice = forms.CharField(strip=False, error_messages={"required": PICK_A_CHOICE})
 
     def __init__(self, *args, choice_count, **kwargs):
         super().__init__(*args, **kwargs)
         self.choice_count = choice_count
 
     def clean_choice(self):
-        number = self.cleaned_data["choice"]
-        if number > self.choice_count:
+        text = self.cleaned_data["choice"]
+        # ASCII digits only: int() also reads " 2", "+1", "1_0" and "١" as numbers.
+        if not (text.isascii() and text.isdigit() and len(text) <= 4 and 1 <= int(text) <= self.choice_count):
             raise forms.ValidationError(PICK_A_CHOICE, code="invalid_choice")
-        return number
+        return int(text)
 
 
 class AnswerForm(ShownChoiceForm):

@@ -3,7 +3,7 @@ and finish", previous/next, flags, the summary, the confirmation, finishing earl
 without JavaScript; the results page's order; nothing correct shown before the attempt ends."""
 
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from django.urls import reverse
@@ -282,6 +282,8 @@ def test_a_timed_question_says_when_time_is_up_without_javascript(learner_client
 
     assert f"Time is up at {timezone.localtime(deadline):%H:%M}" in html
     assert "time left shown here" not in html
+    # The moment app.js counts down to: the same instant, in a form Date.parse reads.
+    assert datetime.fromisoformat(re.search(r'data-deadline="([^"]+)"', html).group(1)) == deadline
 
 
 def test_an_untimed_question_shows_the_time_taken(learner_client, attempt):
@@ -290,6 +292,8 @@ def test_an_untimed_question_shows_the_time_taken(learner_client, attempt):
     html = learner_client.get(question_url(attempt, 1)).content.decode()
 
     assert re.search(r'Time taken: <span class="timer-elapsed">12\xa0minutes</span>', html)
+    started = Attempt.objects.get(pk=attempt.pk).started_at
+    assert datetime.fromisoformat(re.search(r'data-started="([^"]+)"', html).group(1)) == started
 
 
 # --- Results -------------------------------------------------------------------------------------

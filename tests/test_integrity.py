@@ -132,7 +132,8 @@ def test_it_refuses_a_choice_number_that_was_not_shown(learner_client, learner, 
     attempt = start_attempt(learner, question_set)
     database_id_of_another_question = correct_choice(attempt.slots.get(position=2)).pk + 100
 
-    for value in (0, 5, database_id_of_another_question):
+    # Numbers as int() reads them but no form sends: each a refusal, never choice 1 or 2.
+    for value in (0, 5, database_id_of_another_question, "1.0", " 2", "+1", "1_0", "١", "2 ", "9" * 5000):
         response = learner_client.post(question_url(attempt, 1), {"choice": value})
         assert response.status_code == 400
     assert not answered_slots(attempt).exists()

@@ -357,3 +357,16 @@ def test_a_turn_refuses_to_insert_what_model_save_would_do_more_for(learner):
             InTurn().insert(log)
     finally:
         post_save.disconnect(listener, sender=ReviewLog)
+
+    # A model with a save() of its own (an owned question set), and a foreign key to an
+    # instance neither saved nor inserted earlier in the turn: refused, never written as NULL.
+    from django.db import transaction
+
+    from quiz.models import Choice, QuestionSet
+
+    with pytest.raises(ValueError, match="save\\(\\) of its own"):
+        InTurn().insert(QuestionSet(title="Mine", owner=learner))
+    _, _, log = _a_rating_in_turn(learner, reps_read=1, chosen_choice=Choice(text="never saved"))
+    with pytest.raises(ValueError, match="unsaved instance"), transaction.atomic():
+        InTurn().insert(log).run()
+    assert not ReviewLog.objects.exists()

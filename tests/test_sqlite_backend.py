@@ -1,7 +1,11 @@
 """The SQLite backend (studyapp.sqlite3): Django's, with each statement's placeholders converted
 once. Checked on its own cursor over an in-memory database, whatever database the suite runs on."""
 
+import os
 import sqlite3
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -39,3 +43,13 @@ def test_a_very_long_statement_is_not_kept_and_the_kept_ones_stay_few(cursor):
         cursor.execute(f"SELECT %s + {number}", (1,))
     assert len(SQLiteCursorWrapper._converted) <= CONVERTED_KEPT
     assert cursor.execute("SELECT %s + 1", (1,)).fetchone() == (2,)
+
+
+def test_the_settings_run_a_sqlite_database_on_this_backend(tmp_path):
+    """Whatever database this suite runs on: the settings a SQLite URL gives."""
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}", "DJANGO_SETTINGS_MODULE": "studyapp.settings"}
+    engine = subprocess.run(
+        [sys.executable, "-c", "from django.conf import settings; print(settings.DATABASES['default']['ENGINE'])"],
+        cwd=Path(__file__).resolve().parent.parent, env=env, capture_output=True, text=True, check=True,
+    ).stdout.strip()
+    assert engine == "studyapp.sqlite3"

@@ -18,7 +18,7 @@ import weakref
 from datetime import datetime
 
 from django.db import connections, transaction
-from django.db.models import CharField, signals
+from django.db.models import CharField, Model, signals
 from django.db.models.expressions import RawSQL
 from django.db.models.fields import AutoFieldMixin
 from django.db.models.query import get_related_populators
@@ -312,9 +312,11 @@ def _insert(instance, connection, *, after=None, inserted=None):
     for field, placeholder in zip(fields, placeholders):
         related = field.is_relation and field.get_cached_value(instance, None)
         if related:
-            if related.pk is None and inserted and id(related) in inserted:
-                values.append(f"(SELECT id FROM {inserted[id(related)]})")
-                continue
+            if related.pk is None:
+                if inserted and id(related) in inserted:
+                    values.append(f"(SELECT id FROM {inserted[id(related)]})")
+                    continue
+                raise ValueError(f"{meta.label}.{field.name}: an unsaved instance, not inserted earlier in the turn")
             setattr(instance, field.name, related)  # saved since it was assigned: its id, as Model.save takes it
         value = field.pre_save(instance, add=True)
         if hasattr(value, "resolve_expression"):
@@ -352,8 +354,8 @@ def _refuse_what_save_would_do(instance):
     meta = instance._meta
     if instance.pk is not None or not _database_gives_id(meta.model):
         raise ValueError(f"{meta.label}: InTurn inserts a row whose id the database gives")
-    if _has_database_default(meta.model):
-        raise ValueError(f"{meta.label}: a column with a database default is read back by Model.save, not by InTurn")
+    if reason := _saved_otherwise(meta.model):
+        raise ValueError(f"{meta.label}: {reason}, which Model.save does and InTurn does not")
     if signals.pre_save.has_listeners(meta.model) or signals.post_save.has_listeners(meta.model):
         raise ValueError(f"{meta.label}: InTurn sends no save signal, and this model has listeners")
 
@@ -375,8 +377,16 @@ def _database_gives_id(model):
 
 
 @functools.cache
-def _has_database_default(model):
-    return any(field.has_db_default() for field in model._meta.local_concrete_fields)
+def _saved_otherwise(model):
+    """Why Model.save would write `model`'s row differently from a plain INSERT, or None."""
+    meta = model._meta
+    if model.save is not Model.save:
+        return "it has a save() of its own"
+    if meta.proxy or meta.parents:
+        return "its row is written through another model's table"
+    if any(field.has_db_default() or (field.db_returning and not field.primary_key) for field in meta.local_concrete_fields):
+        return "a column the database fills is read back"
+    return None
 
 
 def _compile_written(compiler_for, value):
@@ -392,7 +402,10 @@ def _compile_written(compiler_for, value):
 
 def _parameter_type(field, connection):
     """The type a parameter is cast to: the column's, but a text column's without its length,
-    which the cast would cut a value to where the column refuses it whole."""
+    which the cast would cut a value to where the column refuses it whole (a foreign key's
+    column is its target's)."""
+    if field.is_relation:
+        field = field.target_field
     if isinstance(field, CharField):
         return connection.ops.cast_char_field_without_max_length
     return field.cast_db_type(connection)
