@@ -173,6 +173,23 @@ def test_the_csv_holds_the_learners_answers_and_reviews(learner_client, learner,
     ]
 
 
+def test_the_csv_lists_answers_in_the_order_given_across_attempts_read_apart(learner_client, learner, monkeypatch):
+    from quiz.progress import history
+
+    monkeypatch.setattr(history, "ATTEMPTS_PER_READ", 1)  # each attempt's answers read on their own, then merged
+    first = start_attempt(learner, make_question_set("First", questions=2))
+    second = start_attempt(learner, make_question_set("Second", questions=2))
+    now = timezone.now() - timedelta(hours=1)
+    for minute, (attempt, position) in enumerate([(first, 1), (second, 1), (first, 2), (second, 2)]):
+        answer_at(attempt, position, right=attempt is first, at=now + timedelta(minutes=minute))
+
+    answers = [row for row in _csv(learner_client) if row["record"] == "answer"]
+
+    assert [(row["set_or_deck"], row["position"], row["correct"]) for row in answers] == [
+        ("First", "1", "yes"), ("Second", "1", "no"), ("First", "2", "yes"), ("Second", "2", "no")
+    ]
+
+
 def _answer_in_a_review_session(learner, question, right, at):
     choice = question.choices.filter(is_correct=right).order_by("position").first()
     scheduling.rate(

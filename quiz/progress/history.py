@@ -6,6 +6,7 @@ No row says whether an answer was right while its attempt's answers are hidden
 answers above, and their rating would tell what a hidden attempt hides.
 """
 
+import heapq
 from datetime import UTC
 
 from quiz.models import Attempt, AttemptSlot, MemoryState, ReviewLog
@@ -25,22 +26,41 @@ def history_rows(user, now):
 
 
 def _answer_rows(user, now):
-    answers = (
-        AttemptSlot.objects.filter(attempt__user=user, answered_at__isnull=False)
+    attempts = _attempts_of(user, now)
+    # Each answer names its attempt by id, looked up above, and is read by the ids of the
+    # learner's attempts: joined in SQL, PostgreSQL at a million answers chose to read every
+    # learner's attempts in parallel (14 ms against 1.3, and growing with everyone's history).
+    # In batches, each in answer order, merged: a bound on the ids a statement carries.
+    ids = sorted(attempts)
+    batches = [
+        AttemptSlot.objects.filter(attempt_id__in=ids[start : start + ATTEMPTS_PER_READ], answered_at__isnull=False)
         .order_by("answered_at", "pk")
-        .values_list(
-            "answered_at", "attempt__title", "attempt__question_set__title", "question__key", "stem", "attempt_id",
-            "position", "chosen_index", "is_correct", "seconds_spent", "attempt__feedback", "attempt__finished_at",
-            "attempt__reveal_at",
-        )
-    )
-    for (at, title, set_title, key, stem, attempt_id, position, chosen, right, seconds, feedback, finished,
-         reveal) in answers.iterator(chunk_size=5000):
-        visible = Attempt.visible(feedback, finished, reveal, now)
+        .values_list("answered_at", "pk", "attempt_id", "question__key", "stem", "position", "chosen_index",
+                     "is_correct", "seconds_spent")
+        .iterator(chunk_size=5000)
+        for start in range(0, len(ids), ATTEMPTS_PER_READ)
+    ]
+    for at, _, attempt_id, key, stem, position, chosen, right, seconds in heapq.merge(*batches):
+        title, visible = attempts[attempt_id]
         yield [
-            "answer", _utc(at), "question", title or set_title or "Quiz", key, stem, attempt_id, position, chosen,
+            "answer", _utc(at), "question", title, key, stem, attempt_id, position, chosen,
             ("yes" if right else "no") if visible else "hidden", "", "" if seconds is None else seconds, "quiz",
         ]
+
+
+# Attempt ids per read of their answers: far below what a statement may carry (SQLite: 32,766).
+ATTEMPTS_PER_READ = 5000
+
+
+def _attempts_of(user, now):
+    """{attempt id: (the title its rows show, whether its answers' correctness may be shown)}."""
+    attempts = Attempt.objects.filter(user=user).values_list(
+        "pk", "title", "question_set__title", "feedback", "finished_at", "reveal_at"
+    )
+    return {
+        pk: (title or set_title or "Quiz", Attempt.visible(feedback, finished, reveal, now))
+        for pk, title, set_title, feedback, finished, reveal in attempts.iterator(chunk_size=5000)
+    }
 
 
 def _review_rows(user):
