@@ -317,7 +317,8 @@ def _insert(instance, connection, *, after=None, inserted=None):
                     values.append(f"(SELECT id FROM {inserted[id(related)]})")
                     continue
                 raise ValueError(f"{meta.label}.{field.name}: an unsaved instance, not inserted earlier in the turn")
-            setattr(instance, field.name, related)  # saved since it was assigned: its id, as Model.save takes it
+            if getattr(instance, field.attname) is None:  # saved since it was assigned: its id, as Model.save takes it
+                setattr(instance, field.name, related)
         value = field.pre_save(instance, add=True)
         if hasattr(value, "resolve_expression"):
             sql, value_params = _compile_written(compiler_for, value)
@@ -352,7 +353,7 @@ def _refuse_what_save_would_do(instance):
     """What Model.save does beyond a plain INSERT, which a turn skips: refused rather than
     skipped without a word."""
     meta = instance._meta
-    if instance.pk is not None or not _database_gives_id(meta.model):
+    if instance.pk is not None:
         raise ValueError(f"{meta.label}: InTurn inserts a row whose id the database gives")
     if reason := _saved_otherwise(meta.model):
         raise ValueError(f"{meta.label}: {reason}, which Model.save does and InTurn does not")
@@ -370,16 +371,12 @@ def _writable_field(model, name):
     return field
 
 
-
-@functools.cache
-def _database_gives_id(model):
-    return isinstance(model._meta.pk, AutoFieldMixin)
-
-
 @functools.cache
 def _saved_otherwise(model):
     """Why Model.save would write `model`'s row differently from a plain INSERT, or None."""
     meta = model._meta
+    if not isinstance(meta.pk, AutoFieldMixin):
+        return "its id is not the database's to give"
     if model.save is not Model.save:
         return "it has a save() of its own"
     if meta.proxy or meta.parents:
@@ -416,8 +413,9 @@ def _saved(instance, pk, db):
     foreign keys point to, and its state."""
     instance.pk = pk
     for field in instance._meta.local_concrete_fields:
-        if field.is_relation and (related := field.get_cached_value(instance, None)) is not None:
-            setattr(instance, field.name, related)  # its id, and the instance kept
+        related = field.is_relation and field.get_cached_value(instance, None)
+        if related and getattr(instance, field.attname) is None:
+            setattr(instance, field.name, related)  # inserted in the same turn: its id, and the instance kept
     instance._state.adding, instance._state.db = False, db
 
 
