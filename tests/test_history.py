@@ -239,9 +239,19 @@ def test_the_csv_runs_the_same_queries_however_many_review_answers(learner_clien
         _answer_in_a_review_session(learner, question, right=False, at=now - timedelta(minutes=minutes))
 
     # anything to catch up (an expired attempt to close, answers to release: one query); the
-    # answered quiz slots; the items the learner studied (memory states); the reviews with their
-    # chosen choice
+    # learner's attempts (none here, so no read of their answers); the items the learner studied
+    # (memory states); the reviews with their chosen choice
     assert _csv_queries(learner_client) == few == AUTH + 4
+
+
+def test_the_csv_runs_the_same_queries_however_many_quiz_answers(learner_client, learner):
+    answer_all(start_attempt(learner, make_question_set("First", questions=2)))
+    few = _csv_queries(learner_client)
+    for number in range(3):
+        answer_all(start_attempt(learner, make_question_set(f"More {number}", questions=5)))
+
+    # As above, and the answers of the learner's attempts (one read per 5,000 attempts).
+    assert _csv_queries(learner_client) == few == AUTH + 5
 
 
 def _csv_queries(client):
