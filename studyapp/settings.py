@@ -76,8 +76,9 @@ MIDDLEWARE = [
     # Pages compressed (a signed-in home is 50-75 KB of HTML, under 10 KB gzipped), right after
     # WhiteNoise, which serves its own pre-compressed static files. Above every middleware that
     # reads or writes the body, so it compresses last. Django's gzip pads each response with
-    # random bytes against BREACH, and the CSRF token is masked afresh on every request.
-    "django.middleware.gzip.GZipMiddleware",
+    # random bytes against BREACH, and the CSRF token is masked afresh on every request. Pages
+    # under 8 KB go out as they are (see quiz.middleware.GZipMiddleware).
+    "quiz.middleware.GZipMiddleware",
     "quiz.middleware.RefuseUnreadableCharsetMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
