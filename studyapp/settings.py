@@ -109,6 +109,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "quiz.context_processors.header_links",
+                "quiz.context_processors.csrf",  # after Django's own, whose `csrf_token` it replaces
             ],
         },
     },

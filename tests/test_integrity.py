@@ -5,6 +5,7 @@ import re
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.test import Client
 from django.urls import reverse
@@ -242,6 +243,22 @@ def test_an_htmx_answer_with_the_token_header_from_the_page_is_accepted(csrf_cli
     )
 
     assert response.status_code == 302
+    assert answered_slots(attempt).count() == 1
+
+
+def test_each_page_masks_the_csrf_secret_afresh_and_its_plain_form_is_accepted(csrf_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    slot = attempt.slots.get(position=1)
+    tokens = [
+        re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', csrf_client.get(question_url(attempt, 1)).content.decode())[1]
+        for _ in range(2)
+    ]
+    secret = csrf_client.cookies[settings.CSRF_COOKIE_NAME].value
+
+    assert tokens[0] != tokens[1], "the same bytes on every page would let compression reveal the secret"
+    assert all(len(token) == 64 and token.isalnum() and secret not in token for token in tokens)
+    answer = {"choice": correct_number(slot), "csrfmiddlewaretoken": tokens[0]}
+    assert csrf_client.post(question_url(attempt, 1), answer).status_code == 302
     assert answered_slots(attempt).count() == 1
 
 
