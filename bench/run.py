@@ -6,7 +6,10 @@ Each size gets a database of its own, filled by `manage.py seed_demo`, whose cla
 and `demo` learner are the same at every size of 10,000 answers or more: a page's 1M vs 10k
 compares the same class and learner in a longer history (the header line says how many attempts
 the class, the analysed assignment and `demo` have, so a run shows it). Requests/s come from
-BENCH_CLIENTS threads (default 4) for BENCH_SECONDS (default 3) per page; the query count and
+BENCH_CLIENTS threads (default 4) for BENCH_SECONDS (default 3) per page, each asking for gzip
+as a browser does; the answer's clients are as many learners of the class, each answering an
+attempt of their own in order (four clients on one attempt measured how answers to the same
+attempt wait for each other, and ran out of questions in half a second); the query count and
 the server time (median of BENCH_REPEAT, default 9, after one warm-up request, measured in this
 process with Django's test client on the same database) tell what a page costs apart from the
 network. The sizes are served side by side and measured page by page in turn, and a last table
@@ -21,6 +24,8 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,9 +38,11 @@ DATABASES = os.environ.get("BENCH_DATABASES", "sqlite postgres").split()
 CLIENTS = int(os.environ.get("BENCH_CLIENTS", "4"))
 SECONDS = float(os.environ.get("BENCH_SECONDS", "3"))
 REPEAT = int(os.environ.get("BENCH_REPEAT", "9"))
-QUESTIONS = 400  # in the bench's open attempt: one answer POST each, the last REPEAT + 1 in-process
+QUESTIONS = 400  # in each bench attempt: one answer POST each
 PASSWORD = "demo-pass-phrase"
 PG = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+# What a browser says it accepts: pages of 8 KB or more then come gzipped, as they reach learners.
+ACCEPT_ENCODING = "gzip, deflate, br"
 # Only the pages whose names start with one of these (comma-separated; the yardstick always runs).
 ONLY = [name.strip() for name in os.environ.get("BENCH_PAGES", "").split(",") if name.strip()]
 
@@ -61,15 +68,21 @@ def pages(ids):
 
 PREPARE = f"""
 from quiz.models import *
+questions = list(Question.objects.order_by("pk")[:{QUESTIONS}])
+def bench_attempt(username):
+    user = User.objects.get(username=username)
+    return Attempt.objects.start_custom(user=user, purpose="bench", title="Bench", questions=questions, feedback="immediate")
 demo = User.objects.get(username="demo")
-attempt = Attempt.objects.start_custom(user=demo, purpose="bench", title="Bench",
-                                       questions=Question.objects.order_by("pk")[:{QUESTIONS}], feedback="immediate")
+attempt = bench_attempt("demo")  # answered in this process (server_side)
+# Each client answers as a learner of its own, in an attempt of its own, as a class does:
+# answers to one attempt are taken in turn (each holds the attempt's row until it commits).
+answering = [bench_attempt(f"demo_learner{{n}}").pk for n in range({CLIENTS})]
 finished = Attempt.objects.for_user(demo).finished().order_by("-started_at").first()
 classroom = Classroom.objects.get(name="Demo class")
 assignment = classroom.assignments.order_by("pk").first()  # Week 1: the whole class took it
 sizes = (Attempt.objects.filter(assignment__classroom=classroom).count(), assignment.attempts.count(),
          Attempt.objects.for_user(demo).count() - 1)
-print(attempt.pk, finished.pk, classroom.pk, assignment.pk, *sizes)
+print(attempt.pk, finished.pk, classroom.pk, assignment.pk, *sizes, ",".join(map(str, answering)))
 """
 
 
@@ -81,15 +94,21 @@ def prepare(env, answers):
                    check=True, capture_output=True)
     result = subprocess.run([sys.executable, "manage.py", "shell", "-c", PREPARE], cwd=ROOT, env=env,
                             capture_output=True, text=True, check=True)
-    names = ("attempt", "finished", "classroom", "assignment", "class_attempts", "assignment_attempts", "demo_attempts")
-    return dict(zip(names, result.stdout.strip().splitlines()[-1].split()))
+    names = ("attempt", "finished", "classroom", "assignment", "class_attempts", "assignment_attempts", "demo_attempts",
+             "answering")
+    ids = dict(zip(names, result.stdout.strip().splitlines()[-1].split()))
+    ids["answering"] = ids["answering"].split(",")
+    return ids
 
 
-def rate(server, who, method, url, positions):
+def rate(server, who, method, url, answering=()):
+    """Requests/s of CLIENTS threads. An answer's clients are the learners `demo_learner0`.. each
+    answering their own attempt (`answering`) in order, as learners of a class do."""
     browsers = []
-    for _ in range(CLIENTS):
+    for index in range(CLIENTS):
         browser = Browser()
-        browser.post_form(f"{server}/accounts/login/", {"username": who, "password": PASSWORD})
+        learner = f"demo_learner{index}" if method == "answer" else who
+        browser.post_form(f"{server}/accounts/login/", {"username": learner, "password": PASSWORD})
         browsers.append(browser)
     start = time.monotonic()
     done, stop = [0] * CLIENTS, start + SECONDS
@@ -98,12 +117,11 @@ def rate(server, who, method, url, positions):
         browser = browsers[index]
         while time.monotonic() < stop:
             if method == "answer":
-                position = next(positions, None)
-                if position is None:
+                if done[index] == QUESTIONS:
                     return
-                browser.location(f"{server}{url}{position}/", {"choice": "1"})
+                browser.location(f"{server}/attempts/{answering[index]}/questions/{done[index] + 1}/", {"choice": "1"})
             else:
-                browser.get(f"{server}{url}")
+                fetch(browser, f"{server}{url}")
             done[index] += 1
 
     threads = [threading.Thread(target=loop, args=(n,)) for n in range(CLIENTS)]
@@ -114,6 +132,16 @@ def rate(server, who, method, url, positions):
     # Over the time really spent: answers stop early when the attempt's questions run out, and
     # dividing by SECONDS then capped the answer's rate at QUESTIONS / SECONDS (130/s).
     return sum(done) / (time.monotonic() - start)
+
+
+def fetch(browser, url):
+    """GET `url` as a browser does (compressed if the page is worth it), reading the whole body."""
+    request = urllib.request.Request(url, headers={"Accept-Encoding": ACCEPT_ENCODING})
+    try:
+        with browser.opener.open(request, timeout=30) as response:
+            response.read()
+    except urllib.error.HTTPError as error:
+        error.read()
 
 
 def server_side(env, who, method, url, positions):
@@ -133,7 +161,7 @@ for position in {[next(positions) for _ in range(REPEAT + 1)] if method == "answ
         if {method!r} == "answer":
             response = client.post({url!r} + f"{{position}}/", {{"choice": "1"}})
         else:
-            response = client.get({url!r})
+            response = client.get({url!r}, HTTP_ACCEPT_ENCODING={ACCEPT_ENCODING!r})
             if hasattr(response, "streaming_content"):
                 b"".join(response.streaming_content)
         times.append((time.perf_counter() - start) * 1000)
@@ -169,14 +197,13 @@ def measure(kind):
             env = production_env(url, Path(tmp) / f"static{answers}", DJANGO_BENCHMARK="1")
             ids = prepare(env, answers)
             (server,) = stack.enter_context(gunicorn_servers(env, count=1, workers=2))
-            last = QUESTIONS - REPEAT - 1  # the rest are answered in this process (server_side)
-            setups.append((answers, env, ids, server, iter(range(1, last + 1)), iter(range(last + 1, QUESTIONS + 1))))
+            setups.append((answers, env, ids, server, iter(range(1, QUESTIONS + 1))))
         results = {answers: [] for answers in SIZES}
         for index in range(len(pages(setups[0][2]))):
-            for answers, env, ids, server, positions, reserved in setups:
+            for answers, env, ids, server, positions in setups:
                 name, who, method, url = pages(ids)[index]
-                results[answers].append((name, rate(server, who, method, url, positions),
-                                         *server_side(env, who, method, url, reserved)))
+                results[answers].append((name, rate(server, who, method, url, ids["answering"]),
+                                         *server_side(env, who, method, url, positions)))
     for answers, _, ids, *_ in setups:
         report(kind, answers, ids, results[answers])
     compare(kind, results)
