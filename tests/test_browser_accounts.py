@@ -19,6 +19,8 @@ RESET_LINK = re.compile(r"https?://\S+/accounts/reset/\S+/")
 
 
 def assert_fits_the_screen(page):
+    # A page just navigated to may not have its document yet (documentElement is null until it does).
+    page.wait_for_load_state("domcontentloaded")
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 320, f"{page.url} scrolls sideways: {width}px wide"
 
@@ -90,6 +92,7 @@ def test_a_learner_adds_an_email_and_changes_their_password_in_settings_on_a_pho
     page.get_by_role("button", name="Log in").click()
 
     page.get_by_role("navigation").get_by_role("link", name="Settings").click()
+    expect(page).to_have_url(re.compile(r"/settings/$"))
     assert_fits_the_screen(page)
     # A typed email field: the browser itself holds back a malformed address (the server checks too).
     page.get_by_label("Email").fill("not-an-address")
