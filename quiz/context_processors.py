@@ -54,7 +54,9 @@ def masked_csrf_token(request):
     """What `django.middleware.csrf.get_token` returns, with the same side effects: the
     cookie is sent again (its expiry renewed) with the response."""
     secret = request.META.get("CSRF_COOKIE")
-    if secret is None:  # no cookie yet: Django makes the secret and sets it
+    if secret is None or len(secret) != django_csrf.CSRF_SECRET_LENGTH:
+        # No secret yet (a first visit, or CsrfViewMiddleware did not run), or one Django has
+        # not checked (CSRF_USE_SESSIONS): Django's own way, which makes or refuses it.
         return django_csrf.get_token(request)
     request.META["CSRF_COOKIE_NEEDS_UPDATE"] = True
     return _masked(secret)

@@ -6,9 +6,10 @@ import csv
 import gzip
 import io
 
+from django.http import HttpResponse
 from django.urls import reverse
 
-from quiz.middleware import COMPRESSED_FROM_BYTES
+from quiz.middleware import COMPRESSED_FROM_BYTES, GZipMiddleware
 from tests.factories import make_deck, make_question_set, start_attempt
 from tests.helpers import logged_in, question_url
 from tests.page_tour import build_world
@@ -76,3 +77,14 @@ def test_a_page_of_8_kb_or_more_is_compressed(learner, learner_client):
     assert response.status_code == 200
     assert response["Content-Encoding"] == "gzip"
     assert len(gzip.decompress(response.content)) >= COMPRESSED_FROM_BYTES > len(response.content)
+
+
+def test_the_floor_is_8_kb_exactly(rf):
+    middleware = GZipMiddleware(lambda request: None)
+    request = rf.get("/", HTTP_ACCEPT_ENCODING="gzip")
+
+    below = middleware.process_response(request, HttpResponse(b"x" * (COMPRESSED_FROM_BYTES - 1)))
+    at = middleware.process_response(request, HttpResponse(b"x" * COMPRESSED_FROM_BYTES))
+
+    assert not below.has_header("Content-Encoding") and len(below.content) == COMPRESSED_FROM_BYTES - 1
+    assert at["Content-Encoding"] == "gzip" and gzip.decompress(at.content) == b"x" * COMPRESSED_FROM_BYTES

@@ -22,11 +22,11 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection
-from django.middleware.csrf import get_token
 from django.utils.crypto import salted_hmac
 from django.utils.functional import SimpleLazyObject
 from django.utils.safestring import mark_safe
 
+from quiz.context_processors import masked_csrf_token
 from quiz.lib.content_changes import GENERATION_KEY, content_unsettled, page_cache, start_generation
 from quiz.lib.days import start_of_day
 from quiz.models import Attempt, MemoryState, ReviewLog
@@ -64,7 +64,7 @@ def dashboard_body(request, user, now, build):
     (a query string) and a transaction that has just changed content are never cached."""
     seconds = settings.DASHBOARD_CACHE_SECONDS
     if not seconds or request.GET or content_unsettled():
-        return mark_safe(build(get_token(request)))
+        return mark_safe(build(masked_csrf_token(request)))
     key = f"dashboard:{user.pk}"
     # Read before building: a write that lands while the page is built leaves this entry behind.
     # (With the placeholder: after a new secret key an old entry's forms would carry an old one.)
@@ -81,4 +81,4 @@ def dashboard_body(request, user, now, build):
         # Compressed: ~60 KB of HTML keeps in ~8, so thousands of learners fit in a small table.
         entry = {"generation": generation, "stamp": stamp, "until": until, "html": zlib.compress(html.encode(), 1)}
         page_cache().set(key, entry, timeout=seconds)
-    return mark_safe(html.replace(str(CSRF_PLACEHOLDER), get_token(request)))
+    return mark_safe(html.replace(str(CSRF_PLACEHOLDER), masked_csrf_token(request)))
