@@ -348,16 +348,17 @@ class Choice(models.Model):
         """`pk` if that choice still exists, else NULL, as SQL for an UPDATE: a slot's snapshot
         keeps the ids of choices that an import may have deleted since. Plain SQL: the ORM's
         Subquery for it cost twice as much to build as the answer's whole UPDATE takes to run."""
-        return RawSQL(_choice_still_there(connection.vendor), (pk,), output_field=_CHOICE_ID)
+        return RawSQL(_choice_still_there(), (pk,), output_field=_CHOICE_ID)
 
 
-# What id_if_still_there gives every answer: the same SQL per database, and one output field
-# (making a field for each answer was a third of the time building the expression took).
+# What id_if_still_there gives every answer: the same SQL, worked out once for the database the
+# app runs on, and one output field (making a field for each answer was a third of the time
+# building the expression took).
 _CHOICE_ID = models.BigIntegerField()
 
 
 @functools.cache
-def _choice_still_there(vendor):
+def _choice_still_there():
     quote = connection.ops.quote_name
     table, column = quote(Choice._meta.db_table), quote(Choice._meta.pk.column)
     return f"SELECT {column} FROM {table} WHERE {column} = %s"
