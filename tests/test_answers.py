@@ -153,6 +153,30 @@ def test_an_answer_on_a_memory_changed_since_its_page_read_it_is_rated_on_the_fr
     assert (attempt.is_finished, attempt.correct_count) == (questions == 1, 0)
 
 
+@pytest.mark.django_db(transaction=True)
+def test_with_real_commits_a_stale_answer_is_undone_whole_and_a_second_submit_changes_nothing(learner):
+    """No test transaction around it, as in a request: on PostgreSQL each answer is one statement
+    of its own (no BEGIN, no COMMIT), which the database undoes when it stops partway."""
+    attempt = start_attempt(learner, make_question_set(questions=2))
+    read_twice = [AttemptSlot.objects.select_related("question").get(attempt=attempt, position=1) for _ in range(2)]
+    stale = MemoryState.objects.filter(user=learner).first()  # None: what the page read
+    rate_item(learner, read_twice[0].question, ReviewLog.Rating.GOOD, at=NOW)  # then a review rated it
+
+    assert submit_answer(attempt=attempt, slot=read_twice[0], number=wrong_number(read_twice[0]), now=NOW, memory=stale)
+    # The same question sent again from a second tab, which read it unanswered: refused, nothing changed.
+    again = Attempt.objects.get(pk=attempt.pk)
+    later = NOW + timedelta(minutes=1)
+    assert not submit_answer(attempt=again, slot=read_twice[1], number=correct_number(read_twice[1]), now=later)
+
+    attempt.refresh_from_db()
+    assert (attempt.last_answered_at, attempt.is_finished) == (NOW, False)
+    assert list(ReviewLog.objects.order_by("pk").values_list("rating", flat=True)) == [3, 1]
+    memory = MemoryState.objects.get(user=learner)
+    assert (memory.reps, memory.last_rating) == (2, ReviewLog.Rating.AGAIN)
+    answered = AttemptSlot.objects.get(pk=read_twice[0].pk)
+    assert (answered.is_correct, answered.answered_at) == (False, NOW)
+
+
 def test_an_answer_rates_the_learners_own_memory_of_the_question(learner, learner_client, other_learner):
     attempt = start_attempt(learner, make_question_set(questions=2))
     slot = attempt.slots.select_related("question").get(position=1)

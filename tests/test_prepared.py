@@ -370,3 +370,43 @@ def test_a_turn_refuses_to_insert_what_model_save_would_do_more_for(learner):
     with pytest.raises(ValueError, match="unsaved instance"), transaction.atomic():
         InTurn().insert(log).run()
     assert not ReviewLog.objects.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_a_turn_is_made_whole_or_not_at_all(learner):
+    # Real commits, no test transaction around it: on PostgreSQL the turn is one statement of
+    # its own, which the database undoes when it stops partway; on SQLite, a transaction.
+    from quiz.lib.prepared import InTurn, PreparedUpdate
+    from quiz.models import ReviewLog
+
+    attempt = start_attempt(learner, make_question_set(questions=1))
+    slot = attempt.slots.get()
+    by_pk = PreparedUpdate(lambda slot: AttemptSlot.objects.filter(pk=slot), slot=1_987_654_321)
+
+    rating, memory, log = _a_rating_in_turn(learner, reps_read=0)  # stale: its memory has one review
+    assert InTurn().update(by_pk, {"flagged": True}, slot=slot.pk).extend(rating).run_all_or_nothing() == 1
+    assert not AttemptSlot.objects.get(pk=slot.pk).flagged  # the slot's write, undone
+    assert not ReviewLog.objects.exists() and log.pk is None
+
+    rating, memory, log = _a_rating_in_turn(learner, reps_read=1)
+    assert InTurn().update(by_pk, {"flagged": True}, slot=slot.pk).extend(rating).run_all_or_nothing() == 3
+    assert AttemptSlot.objects.get(pk=slot.pk).flagged
+    assert ReviewLog.objects.get().pk == log.pk and memory.__class__.objects.get(pk=memory.pk).reps == 2
+
+
+def test_within_a_transaction_a_turn_stopped_partway_is_undone_back_to_its_savepoint(learner):
+    from django.db import transaction
+
+    from quiz.lib.prepared import InTurn, PreparedUpdate
+    from quiz.models import Attempt
+
+    attempt = start_attempt(learner, make_question_set(questions=1))
+    slot = attempt.slots.get()
+    by_pk = PreparedUpdate(lambda slot: AttemptSlot.objects.filter(pk=slot), slot=1_987_654_321)
+    rating, _, _ = _a_rating_in_turn(learner, reps_read=0)  # stale
+
+    with transaction.atomic():
+        Attempt.objects.filter(pk=attempt.pk).update(title="Kept")  # the caller's own write
+        assert InTurn().update(by_pk, {"flagged": True}, slot=slot.pk).extend(rating).run_all_or_nothing() == 1
+        assert not AttemptSlot.objects.get(pk=slot.pk).flagged
+    assert Attempt.objects.get(pk=attempt.pk).title == "Kept"

@@ -17,13 +17,15 @@ import threading
 import weakref
 from datetime import datetime
 
-from django.db import connections, transaction
+from django.db import DatabaseError, connections, transaction
 from django.db.models import CharField, Model, signals
 from django.db.models.expressions import RawSQL
 from django.db.models.fields import AutoFieldMixin
 from django.db.models.query import get_related_populators
 from django.db.models.sql import Query
 
+# The SQLSTATE of quiz_turn_stopped (migration 0026): a turn run as one statement stopped partway.
+TURN_STOPPED = "QZ001"
 # SQLite binds 64-bit integers only; a value outside that range matches no row anyway.
 SMALLEST, LARGEST = -(2**63), 2**63 - 1
 
@@ -227,10 +229,12 @@ class InTurn:
 
     `run()` makes them and says how many were made: the first that writes nothing stops the
     rest. Within the caller's transaction, which rolls back the earlier ones when a later one
-    found nothing. On PostgreSQL they are one statement, each write a data-modifying CTE that
-    reads the one before it: one round trip where an answer made four. Elsewhere (SQLite, in
-    the same process, no round trip to save) each is its own statement. An insert is the SQL
-    Model.save would run, without the work of finding it out again for every row."""
+    found nothing. `run_all_or_nothing()` makes them all or none by itself. On PostgreSQL they
+    are one statement, each write a data-modifying CTE that reads the one before it: one round
+    trip where an answer made four, and outside a transaction no BEGIN and COMMIT either (the
+    statement is its own transaction). Elsewhere (SQLite, in the same process, no round trip
+    to save) each is its own statement. An insert is the SQL Model.save would run, without
+    the work of finding it out again for every row."""
 
     def __init__(self, db="default"):
         self._db = db
@@ -259,6 +263,28 @@ class InTurn:
                 return self._run_together(connection)
             return self._run_one_by_one(connection)
 
+    def run_all_or_nothing(self, *, savepoint=True):
+        """Make every write or none; how many were made before one found nothing (none of
+        them kept then, unless all were made). Outside a transaction on PostgreSQL, one
+        statement that is its own transaction, which the database rolls back when the turn
+        stops partway (quiz_turn_stopped raises): one round trip in all. Otherwise in an atomic
+        block rolled back when it stops partway; `savepoint=False` rolls back the caller's
+        whole transaction then, without the two queries of a savepoint."""
+        connection = connections[self._db]
+        if connection.vendor == "postgresql" and connection.get_autocommit():
+            try:
+                return self._run_together(connection, undo_partway=True)
+            except DatabaseError as error:
+                cause = error.__cause__
+                if getattr(cause, "sqlstate", None) != TURN_STOPPED:
+                    raise
+                return int(cause.diag.message_detail)
+        with transaction.atomic(using=self._db, savepoint=savepoint):
+            made = self.run()
+            if 0 < made < len(self):
+                transaction.set_rollback(True, using=self._db)
+            return made
+
     def _run_one_by_one(self, connection):
         for made, (step, values, where_values) in enumerate(self._steps):
             if isinstance(step, PreparedUpdate):
@@ -271,7 +297,7 @@ class InTurn:
                     _saved(step, cursor.fetchone()[0], self._db)
         return len(self._steps)
 
-    def _run_together(self, connection):
+    def _run_together(self, connection, undo_partway=False):
         writes, params, inserted = [], [], {}
         for index, (step, values, where_values) in enumerate(self._steps):
             after = f"write_{index - 1}" if index else None
@@ -289,10 +315,19 @@ class InTurn:
             params.extend(step_params)
         if not writes:
             return 0
-        made = [f"(SELECT id FROM write_{index})" for index in range(len(writes))]
+        made = ", ".join(f"(SELECT id FROM write_{index})" for index in range(len(writes)))
+        sql = f"WITH {', '.join(writes)} SELECT {made}"
+        if undo_partway:
+            # The ids read once, then an error (which rolls the statement back) if some but
+            # not all of the turn's writes were made: each is made only if the one before it
+            # was (and those after a value beyond what the database stores are never made).
+            columns = ", ".join(f"id_{index}" for index in range(len(writes)))
+            count = f"num_nonnulls({columns})"
+            sql = (f"WITH {', '.join(writes)} SELECT {columns}, CASE WHEN {count} BETWEEN 1 AND {len(self._steps) - 1} "
+                   f"THEN quiz_turn_stopped({count}) END FROM (SELECT {made}) AS made ({columns})")
         with connection.cursor() as cursor:
-            cursor.execute(f"WITH {', '.join(writes)} SELECT {', '.join(made)}", params)
-            ids = cursor.fetchone()
+            cursor.execute(sql, params)
+            ids = cursor.fetchone()[: len(writes)]
         count = next((index for index, pk in enumerate(ids) if pk is None), len(ids))
         for (step, _, _), pk in zip(self._steps[:count], ids):
             if not isinstance(step, PreparedUpdate):

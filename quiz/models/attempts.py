@@ -272,6 +272,7 @@ class Attempt(models.Model):
 
         `slot.another_open` (whether another question of the attempt is unanswered), when the
         page's query read it, saves a query.
+        Outside a transaction it is all or nothing by itself (one statement on PostgreSQL).
         `savepoint=False` is for a caller whose own transaction holds only this answer
         (`submit_answer`): a refusal then rolls that whole transaction back, two queries fewer.
         `rating` (quiz.lib.prepared.InTurn): the writes of the answer's rating, when its feedback
@@ -291,37 +292,35 @@ class Attempt(models.Model):
         if another_open is None and not changeable:
             another_open = self.slots.filter(answered_at__isnull=True).exclude(pk=slot.pk).exists()
         last = not changeable and not another_open and slot.answered_at is None
-        with transaction.atomic(savepoint=savepoint):
-            writes = InTurn(self._state.db or "default")
-            writes.update(_OPEN_ATTEMPT, self._open_values(now, last_answer_correct=shown["correct"] if last else None),
-                          attempt=self.pk, now=now)
-            since = max(filter(None, [self.last_answered_at, self.started_at]))
-            seconds = min(max(int((now - since).total_seconds()), 0), MAX_SECONDS_PER_QUESTION)
-            answer = {
-                "chosen_index": number,
-                "is_correct": shown["correct"],
-                "answered_at": now,
-                "scheduled_at": now if claim else None,
-            }
-            if changeable:
-                # Never one already in the memory queue (none is while the attempt is open).
-                writable = _SLOT_NOT_QUEUED
-                spent = Least(Coalesce(F("seconds_spent"), 0) + seconds, MAX_SECONDS_PER_QUESTION)
-            else:
-                writable = _SLOT_UNANSWERED
-                spent = seconds
-            values = {"chosen_choice": Choice.id_if_still_there(shown["id"]), **answer, "seconds_spent": spent}
-            writes.update(writable, values, slot=slot.pk)
-            if rating is not None:
-                writes.extend(rating)
-            made = writes.run()
-            if made == 0:
-                return False  # closed meanwhile (its deadline passed, or it was submitted elsewhere)
-            if made < len(writes):
-                transaction.set_rollback(True)  # the attempt stays as it was
-                if made == 1:
-                    return False  # answered already
-                raise IntegrityError("the question's memory changed since it was read")
+        writes = InTurn(self._state.db or "default")
+        writes.update(_OPEN_ATTEMPT, self._open_values(now, last_answer_correct=shown["correct"] if last else None),
+                      attempt=self.pk, now=now)
+        since = max(filter(None, [self.last_answered_at, self.started_at]))
+        seconds = min(max(int((now - since).total_seconds()), 0), MAX_SECONDS_PER_QUESTION)
+        answer = {
+            "chosen_index": number,
+            "is_correct": shown["correct"],
+            "answered_at": now,
+            "scheduled_at": now if claim else None,
+        }
+        if changeable:
+            # Never one already in the memory queue (none is while the attempt is open).
+            writable = _SLOT_NOT_QUEUED
+            spent = Least(Coalesce(F("seconds_spent"), 0) + seconds, MAX_SECONDS_PER_QUESTION)
+        else:
+            writable = _SLOT_UNANSWERED
+            spent = seconds
+        values = {"chosen_choice": Choice.id_if_still_there(shown["id"]), **answer, "seconds_spent": spent}
+        writes.update(writable, values, slot=slot.pk)
+        if rating is not None:
+            writes.extend(rating)
+        made = writes.run_all_or_nothing(savepoint=savepoint)  # refused partway: the attempt stays as it was
+        if made == 0:
+            return False  # closed meanwhile (its deadline passed, or it was submitted elsewhere)
+        if made < len(writes):
+            if made == 1:
+                return False  # answered already
+            raise IntegrityError("the question's memory changed since it was read")
         for name, value in answer.items():
             setattr(slot, name, value)
         slot.seconds_spent = min((slot.seconds_spent or 0) + seconds, MAX_SECONDS_PER_QUESTION) if changeable else seconds

@@ -45,10 +45,14 @@ def submit_answer(*, attempt, slot, number, now=None, memory=scheduling.UNREAD):
     for _ in range(RATING_TRIES):
         try:
             # Rated at once: claimed by record_answer's own UPDATE, and rated with it, in turn.
-            rating = _rating_of_answer(attempt, slot, number, now, memory) if at_once else None
+            if at_once:
+                # All or nothing by itself: outside a transaction on PostgreSQL one statement,
+                # without BEGIN and COMMIT (within a caller's, a savepoint undoes a refusal).
+                rating = _rating_of_answer(attempt, slot, number, now, memory)
+                return attempt.record_answer(slot, number, now=now, claim=True, rating=rating)
             with transaction.atomic():
-                recorded = attempt.record_answer(slot, number, now=now, claim=at_once, savepoint=False, rating=rating)
-                if recorded and not at_once and attempt.is_finished:
+                recorded = attempt.record_answer(slot, number, now=now, savepoint=False)
+                if recorded and attempt.is_finished:
                     # No other request can release these yet: they see the attempt open until this commits.
                     _release(attempt.slots.all(), now)
             return recorded
