@@ -11,9 +11,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from quiz.models import Attempt, MemoryState, ReviewLog
-from tests.factories import make_question_set, start_attempt
+from tests.factories import make_question_set, make_user, start_attempt
 from tests.helpers import (
     AUTH,
+    HTMX,
     answer_all,
     answer_at,
     correct_number,
@@ -101,13 +102,38 @@ def test_answering(learner_client, learner, questions, studied, django_assert_nu
     slot = attempt.slots.select_related("question").get(position=1)
     if studied:
         rate_item(learner, slot.question, ReviewLog.Rating.GOOD)
-    # With the session and its user (one query), and a savepoint pair that is BEGIN and COMMIT
-    # outside the test's own transaction: five statements in production on PostgreSQL, eight on
-    # SQLite (Django logs PostgreSQL's BEGIN too).
+    # With the session and its user (one query), and a savepoint pair, which outside the test's
+    # own transaction is BEGIN and COMMIT on SQLite (eight statements in production) and
+    # nothing on PostgreSQL, where the writes are a statement of their own (three in all:
+    # test_an_answer_outside_a_transaction_is_three_statements_on_postgresql).
     with django_assert_num_queries(AUTH + RATED_ANSWER + 2):
         response = learner_client.post(question_url(attempt, 1), {"choice": correct_number(slot)})
     assert response.status_code == 302
     assert MemoryState.objects.get(user=learner, question=slot.question).reps == 1 + studied
+    # With htmx, the question's page in the same response: its slot read afresh, one query.
+    slot = attempt.slots.get(position=2)
+    with django_assert_num_queries(AUTH + RATED_ANSWER + 2 + 1):
+        response = learner_client.post(question_url(attempt, 2), {"choice": correct_number(slot)}, **HTMX)
+    assert response.status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_answer_outside_a_transaction_is_three_statements_on_postgresql(django_assert_num_queries):
+    # As in production (no test transaction around the request): on PostgreSQL the session with
+    # its user, the slot, and the writes as one statement that is its own transaction (no BEGIN,
+    # no COMMIT); on SQLite its writes one by one between BEGIN and COMMIT.
+    learner = make_user("committing")
+    client = Client()
+    client.force_login(learner)
+    attempt = start_attempt(learner, make_question_set(questions=3))
+    slot = attempt.slots.get(position=1)
+    with django_assert_num_queries(AUTH + RATED_ANSWER + (0 if connection.vendor == "postgresql" else 2)) as captured:
+        response = client.post(question_url(attempt, 1), {"choice": correct_number(slot)})
+    assert response.status_code == 302
+    statements = [query["sql"] for query in captured.captured_queries]
+    if connection.vendor == "postgresql":
+        assert len(statements) == 3 and not any(sql in ("BEGIN", "COMMIT") for sql in statements)
+    assert MemoryState.objects.get(user=learner, question=slot.question).reps == 1
 
 
 @override_settings(

@@ -124,6 +124,37 @@ def test_answering_with_htmx_returns_only_the_feedback_fragment(learner_client, 
     assert response.headers["HX-Push-Url"] == question_url(attempt, 1)
 
 
+@pytest.mark.parametrize("questions", [3, 1], ids=["an-answer", "the-last-answer"])
+def test_an_htmx_answer_gets_in_its_own_response_the_page_its_redirect_would_show(learner_client, learner, questions):
+    # One request from click to feedback, not a POST and then the GET it redirects to.
+    question_set = make_question_set(questions=questions)
+    attempt = start_attempt(learner, question_set)
+    slot = attempt.slots.get(position=1)
+
+    response = learner_client.post(question_url(attempt, 1), {"choice": wrong_number(slot)}, **HTMX)
+
+    assert response.status_code == 200
+    assert response.headers["HX-Push-Url"] == question_url(attempt, 1)
+    html = response.content.decode()
+    assert "Not quite." in html and correct_choice(slot).text in html and "Explanation 1." in html
+    shown_by_get = learner_client.get(question_url(attempt, 1), **HTMX).content.decode()
+    masked_token = re.compile(r'name="csrfmiddlewaretoken" value="[^"]+"')  # masked afresh on each page
+    assert masked_token.sub("", html) == masked_token.sub("", shown_by_get)
+    # Sent again (a double click): the same page, the answer recorded once.
+    again = learner_client.post(question_url(attempt, 1), {"choice": correct_number(slot)}, **HTMX)
+    assert masked_token.sub("", again.content.decode()) == masked_token.sub("", shown_by_get)
+    assert attempt.slots.filter(answered_at__isnull=False).count() == 1
+
+
+def test_without_htmx_an_answer_still_redirects_to_its_question(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    slot = attempt.slots.get(position=1)
+
+    response = learner_client.post(question_url(attempt, 1), {"choice": correct_number(slot)})
+
+    assert (response.status_code, response.url) == (302, question_url(attempt, 1))
+
+
 def test_an_empty_answer_re_renders_the_question_with_a_message(learner_client, learner, question_set):
     attempt = start_attempt(learner, question_set)
 

@@ -67,13 +67,28 @@ def attempt_question(request, attempt_id, position):
     """One question: the form while unanswered, then its feedback and a Next link.
 
     A POST answers and redirects back here (post/redirect/get), so reloads and the back
-    button never resubmit; HTMX follows the redirect and swaps in the feedback partial.
+    button never resubmit. HTMX, which swaps the card in place and changes no address, gets
+    the page the redirect leads to in the POST's own response: the feedback one request sooner.
 
     With deferred feedback the form stays, showing the saved answer, until the attempt is
     submitted: a POST saves (or changes) the answer and goes on to the next question, saying
     the answer was saved; after the last one, to the summary. Nothing about correctness.
     """
     slot = own_slot_or_404(request, attempt_id, position, answering=request.method == "POST")
+    if request.method == "POST":
+        if (elsewhere := _answer(request, slot)) is not None:
+            return elsewhere
+        if not request.htmx:
+            # Post/redirect/get to this same question: its address is the one posted to (reversing
+            # it again took longer than the rest of the redirect).
+            return HttpResponseRedirect(request.path)
+        slot = own_slot_or_404(request, attempt_id, position)  # read afresh, as the redirect's GET reads it
+    return _show_question(request, slot)
+
+
+def _answer(request, slot):
+    """Record the POSTed answer to `slot`. A response when the request ends elsewhere (the
+    results, the next question, a refusal); None when the question's own page follows."""
     attempt = slot.attempt
     results = reverse_lazy("attempt_results", args=[attempt.pk])  # reversed only when it is where to go
     if _close_if_time_is_up(request, attempt):
@@ -81,10 +96,10 @@ def attempt_question(request, attempt_id, position):
     if attempt.is_finished and not attempt.answers_visible():
         return navigate(request, results)  # the results page says when answers will be shown
     changeable = not attempt.shows_feedback_per_question and not attempt.is_finished
-    form = AnswerForm(slot, request.POST if request.method == "POST" else None, initial={"choice": slot.chosen_index})
-    if request.method == "POST" and (changeable or not slot.is_answered):
+    if changeable or not slot.is_answered:
         if attempt.is_finished:
             return HttpResponseBadRequest("This attempt is finished; it takes no more answers.")
+        form = AnswerForm(slot, request.POST, initial={"choice": slot.chosen_index})
         if not form.is_valid():
             return _render_question(request, attempt, slot, form, status=400)
         if slot.held_back and attempt.assignment_id is None:
@@ -93,14 +108,19 @@ def attempt_question(request, attempt_id, position):
         recorded = submit_answer(attempt=attempt, slot=slot, number=form.cleaned_data["choice"], memory=slot.memory)
         if changeable and recorded:
             return _after_saving(request, attempt, slot)
-    if changeable and request.method == "POST":  # refused: submitted or timed out meanwhile
+    if changeable:  # refused: submitted or timed out meanwhile
         return navigate(request, results)
-    if request.method == "POST":
-        # Post/redirect/get to this same question: its address is the one posted to (reversing
-        # it again took longer than the rest of the redirect).
-        return HttpResponseRedirect(request.path)
-    if attempt.is_finished and not slot.is_answered:
+    return None
+
+
+def _show_question(request, slot):
+    attempt = slot.attempt
+    results = reverse_lazy("attempt_results", args=[attempt.pk])
+    if _close_if_time_is_up(request, attempt):
         return navigate(request, results)
+    if attempt.is_finished and (not attempt.answers_visible() or not slot.is_answered):
+        return navigate(request, results)  # the results page says when answers will be shown
+    form = AnswerForm(slot, initial={"choice": slot.chosen_index})
     return _render_question(request, attempt, slot, form)
 
 
