@@ -10,11 +10,14 @@ BENCH_CLIENTS threads (default 4) for BENCH_SECONDS (default 3) per page, each a
 as a browser does; the answer's clients are as many learners of the class, each answering an
 attempt of their own in order (four clients on one attempt measured how answers to the same
 attempt wait for each other, and ran out of questions in half a second); the query count and
-the server time (median of BENCH_REPEAT, default 9, after one warm-up request, measured in this
+the server time (median of BENCH_REPEAT, default 9, after ten warm-up requests, measured in this
 process with Django's test client on the same database) tell what a page costs apart from the
-network. The sizes are served side by side and measured page by page in turn, and a last table
-sets each page's server time at the largest size against the smallest. A benchmark, not a
-test: it prints.
+network. Each page's CPU per request under that load comes from /proc: the app's (gunicorn's
+workers, SQLite included), PostgreSQL's processes, and the bench's own clients; a busy machine
+moves it far less than requests/s, and the app and database's against the bare page's is the
+server's cost ratio, which the client's share does not blur. The sizes are served side by side
+and measured page by page in turn, and a last table sets each page's server time at the largest
+size against the smallest. A benchmark, not a test: it prints.
 """
 
 import contextlib
@@ -38,6 +41,11 @@ DATABASES = os.environ.get("BENCH_DATABASES", "sqlite postgres").split()
 CLIENTS = int(os.environ.get("BENCH_CLIENTS", "4"))
 SECONDS = float(os.environ.get("BENCH_SECONDS", "3"))
 REPEAT = int(os.environ.get("BENCH_REPEAT", "9"))
+# Requests before the server time is measured: psycopg prepares a statement on its fifth run on a
+# connection and PostgreSQL plans the first five runs of a prepared statement afresh before it
+# keeps a generic plan, so a page's tenth request is the first as warm as a busy server's (the
+# answer's slot read takes 2 ms to plan and 0.2 ms to run).
+WARMUP = 10
 QUESTIONS = 400  # in each bench attempt: one answer POST each
 PASSWORD = "demo-pass-phrase"
 PG = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres")
@@ -110,6 +118,7 @@ def rate(server, who, method, url, answering=()):
         learner = f"demo_learner{index}" if method == "answer" else who
         browser.post_form(f"{server}/accounts/login/", {"username": learner, "password": PASSWORD})
         browsers.append(browser)
+    before = cpu_seconds()
     start = time.monotonic()
     done, stop = [0] * CLIENTS, start + SECONDS
 
@@ -131,7 +140,33 @@ def rate(server, who, method, url, answering=()):
         thread.join()
     # Over the time really spent: answers stop early when the attempt's questions run out, and
     # dividing by SECONDS then capped the answer's rate at QUESTIONS / SECONDS (130/s).
-    return sum(done) / (time.monotonic() - start)
+    per_second = sum(done) / (time.monotonic() - start)
+    spent = {part: (seconds - before[part]) * 1000 / max(sum(done), 1) for part, seconds in cpu_seconds().items()}
+    return per_second, spent
+
+
+def cpu_seconds():
+    """CPU seconds used so far by the app's servers (gunicorn), the database's processes
+    (PostgreSQL's; SQLite runs inside the app) and this bench (its clients), from /proc. On a
+    machine as busy as this bench makes it, requests/s swing from one round to the next; the CPU
+    each request costs moves far less."""
+    parts = {"app": 0.0, "database": 0.0, "client": 0.0}
+    if not os.path.isdir("/proc"):
+        return parts
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as file:
+                command = file.read().replace(b"\0", b" ").decode(errors="replace")
+            with open(f"/proc/{pid}/stat") as file:
+                fields = file.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        part = ("client" if int(pid) == os.getpid() else "app" if "gunicorn" in command
+                else "database" if command.startswith("postgres") else None)
+        if part:
+            parts[part] += (int(fields[11]) + int(fields[12])) / tick  # utime + stime
+    return parts
 
 
 def fetch(browser, url):
@@ -155,7 +190,7 @@ from quiz.models import User
 client = Client()
 client.force_login(User.objects.get(username={who!r}))
 times, counts = [], []
-for position in {[next(positions) for _ in range(REPEAT + 1)] if method == "answer" else [0] * (REPEAT + 1)}:
+for position in {[next(positions) for _ in range(REPEAT + WARMUP)] if method == "answer" else [0] * (REPEAT + WARMUP)}:
     with CaptureQueriesContext(connection) as queries:
         start = time.perf_counter()
         if {method!r} == "answer":
@@ -167,7 +202,7 @@ for position in {[next(positions) for _ in range(REPEAT + 1)] if method == "answ
         times.append((time.perf_counter() - start) * 1000)
     assert response.status_code in (200, 302), response.status_code
     counts.append(len(queries))
-print(counts[-1], round(statistics.median(times[1:]), 1))  # the first warms the connection and templates
+print(counts[-1], round(statistics.median(times[{WARMUP}:]), 1))  # the first warm the connection and templates
 """
     bench_env = {**env, "DJANGO_ENV": "development", "DJANGO_DEBUG": "0", "DJANGO_BENCHMARK": "1",
                  "DJANGO_ALLOWED_HOSTS": "testserver"}
@@ -202,8 +237,8 @@ def measure(kind):
         for index in range(len(pages(setups[0][2]))):
             for answers, env, ids, server, positions in setups:
                 name, who, method, url = pages(ids)[index]
-                results[answers].append((name, rate(server, who, method, url, ids["answering"]),
-                                         *server_side(env, who, method, url, positions)))
+                per_second, cpu = rate(server, who, method, url, ids["answering"])
+                results[answers].append((name, per_second, *server_side(env, who, method, url, positions), cpu))
     for answers, _, ids, *_ in setups:
         report(kind, answers, ids, results[answers])
     compare(kind, results)
@@ -213,9 +248,13 @@ def report(kind, answers, ids, rows):
     bare = rows[0][1] or 1
     print(f"\n{kind}, {answers:,} answers ({CLIENTS} clients, gunicorn 2 workers); attempts: the class "
           f"{ids['class_attempts']}, the analysed assignment {ids['assignment_attempts']}, demo {ids['demo_attempts']}")
-    print(f"{'page':<18}{'req/s':>8}{'ratio':>7}{'queries':>9}{'server ms':>11}")
-    for name, per_second, queries, ms in rows:
-        print(f"{name:<18}{per_second:>8.1f}{per_second / bare:>7.2f}{queries:>9}{ms:>11.1f}")
+    print(f"{'page':<18}{'req/s':>8}{'ratio':>7}{'queries':>9}{'server ms':>11}   CPU ms per request under load: "
+          "app + database (ratio to bare), client")
+    bare_cpu = rows[0][4]["app"] + rows[0][4]["database"] or 1
+    for name, per_second, queries, ms, cpu in rows:
+        server_cpu = cpu["app"] + cpu["database"]
+        print(f"{name:<18}{per_second:>8.1f}{per_second / bare:>7.2f}{queries:>9}{ms:>11.1f}   "
+              f"{cpu['app']:.2f} + {cpu['database']:.2f} ({bare_cpu / (server_cpu or 1):.2f}), {cpu['client']:.2f}")
 
 
 def compare(kind, results):
@@ -224,7 +263,7 @@ def compare(kind, results):
     if small == large:
         return
     print(f"\n{kind}: server ms, {small:,} vs {large:,} answers")
-    for (name, _, _, before), (_, _, _, after) in zip(results[small], results[large]):
+    for (name, _, _, before, _), (_, _, _, after, _) in zip(results[small], results[large]):
         print(f"{name:<18}{before:>9.1f}{after:>9.1f}{after / before:>8.2f}x{'  > 1.3x' if after > 1.3 * before else ''}")
 
 
