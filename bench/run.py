@@ -141,16 +141,19 @@ def rate(server, who, method, url, answering=()):
     # Over the time really spent: answers stop early when the attempt's questions run out, and
     # dividing by SECONDS then capped the answer's rate at QUESTIONS / SECONDS (130/s).
     per_second = sum(done) / (time.monotonic() - start)
-    spent = {part: (seconds - before[part]) * 1000 / max(sum(done), 1) for part, seconds in cpu_seconds().items()}
+    spent = {"app": 0.0, "database": 0.0, "client": 0.0}
+    for pid, (part, seconds) in cpu_seconds().items():
+        # A process that began meanwhile counts whole; one that ended meanwhile cannot be read.
+        spent[part] += (seconds - before.get(pid, (part, 0.0))[1]) * 1000 / max(sum(done), 1)
     return per_second, spent
 
 
 def cpu_seconds():
-    """CPU seconds used so far by the app's servers (gunicorn), the database's processes
-    (PostgreSQL's; SQLite runs inside the app) and this bench (its clients), from /proc. On a
-    machine as busy as this bench makes it, requests/s swing from one round to the next; the CPU
-    each request costs moves far less."""
-    parts = {"app": 0.0, "database": 0.0, "client": 0.0}
+    """{pid: (part, CPU seconds used so far)} of the app's servers (gunicorn), the database's
+    processes (PostgreSQL's; SQLite runs inside the app) and this bench (its clients), from
+    /proc. On a machine as busy as this bench makes it, requests/s swing from one round to the
+    next; the CPU each request costs moves far less."""
+    parts = {}
     if not os.path.isdir("/proc"):
         return parts
     tick = os.sysconf("SC_CLK_TCK")
@@ -165,7 +168,7 @@ def cpu_seconds():
         part = ("client" if int(pid) == os.getpid() else "app" if "gunicorn" in command
                 else "database" if command.startswith("postgres") else None)
         if part:
-            parts[part] += (int(fields[11]) + int(fields[12])) / tick  # utime + stime
+            parts[int(pid)] = part, (int(fields[11]) + int(fields[12])) / tick  # utime + stime
     return parts
 
 
