@@ -154,12 +154,18 @@ def test_an_answer_on_a_memory_changed_since_its_page_read_it_is_rated_on_the_fr
 
 
 @pytest.mark.django_db(transaction=True)
-def test_with_real_commits_a_stale_answer_is_undone_whole_and_a_second_submit_changes_nothing(learner):
+@pytest.mark.parametrize("studied_before", [False, True])
+def test_with_real_commits_a_stale_answer_is_undone_whole_and_a_second_submit_changes_nothing(learner, studied_before):
     """No test transaction around it, as in a request: on PostgreSQL each answer is one statement
-    of its own (no BEGIN, no COMMIT), which the database undoes when it stops partway."""
+    of its own (no BEGIN, no COMMIT), which the database undoes when it stops partway: the
+    memory's guarded UPDATE finding it changed (studied before), the slot found answered (the
+    second submit). A new memory inserted meanwhile by another rating is refused by its unique
+    index instead."""
     attempt = start_attempt(learner, make_question_set(questions=2))
     read_twice = [AttemptSlot.objects.select_related("question").get(attempt=attempt, position=1) for _ in range(2)]
-    stale = MemoryState.objects.filter(user=learner).first()  # None: what the page read
+    if studied_before:
+        rate_item(learner, read_twice[0].question, ReviewLog.Rating.GOOD, at=NOW - timedelta(days=1))
+    stale = MemoryState.objects.filter(user=learner).first()  # what the page read (None: new)
     rate_item(learner, read_twice[0].question, ReviewLog.Rating.GOOD, at=NOW)  # then a review rated it
 
     assert submit_answer(attempt=attempt, slot=read_twice[0], number=wrong_number(read_twice[0]), now=NOW, memory=stale)
@@ -167,12 +173,13 @@ def test_with_real_commits_a_stale_answer_is_undone_whole_and_a_second_submit_ch
     again = Attempt.objects.get(pk=attempt.pk)
     later = NOW + timedelta(minutes=1)
     assert not submit_answer(attempt=again, slot=read_twice[1], number=correct_number(read_twice[1]), now=later)
+    assert not connection.errors_occurred  # a refusal of ours: no check of the connection due
 
     attempt.refresh_from_db()
     assert (attempt.last_answered_at, attempt.is_finished) == (NOW, False)
-    assert list(ReviewLog.objects.order_by("pk").values_list("rating", flat=True)) == [3, 1]
+    assert list(ReviewLog.objects.order_by("pk").values_list("rating", flat=True)) == [3] * (1 + studied_before) + [1]
     memory = MemoryState.objects.get(user=learner)
-    assert (memory.reps, memory.last_rating) == (2, ReviewLog.Rating.AGAIN)
+    assert (memory.reps, memory.last_rating) == (2 + studied_before, ReviewLog.Rating.AGAIN)
     answered = AttemptSlot.objects.get(pk=read_twice[0].pk)
     assert (answered.is_correct, answered.answered_at) == (False, NOW)
 

@@ -410,3 +410,20 @@ def test_within_a_transaction_a_turn_stopped_partway_is_undone_back_to_its_savep
         assert InTurn().update(by_pk, {"flagged": True}, slot=slot.pk).extend(rating).run_all_or_nothing() == 1
         assert not AttemptSlot.objects.get(pk=slot.pk).flagged
     assert Attempt.objects.get(pk=attempt.pk).title == "Kept"
+
+
+@pytest.mark.parametrize("committing", [pytest.param(True, marks=pytest.mark.django_db(transaction=True)), False])
+def test_a_turn_stopped_partway_leaves_what_it_inserted_unsaved(learner, committing):
+    from django.utils import timezone
+
+    from quiz.lib.prepared import InTurn, PreparedUpdate
+    from quiz.models import MemoryState
+
+    question = make_question_set(questions=1).questions.get()
+    by_pk = PreparedUpdate(lambda slot: AttemptSlot.objects.filter(pk=slot), slot=1_987_654_321)
+    memory = MemoryState(user=learner, kind="question", question=question, due=timezone.now())
+
+    # The memory is inserted, then the UPDATE finds no slot 2**62: the insert is undone.
+    assert InTurn().insert(memory).update(by_pk, {"flagged": True}, slot=2**62).run_all_or_nothing() == 1
+    assert (memory.pk, memory._state.adding) == (None, True)
+    assert not MemoryState.objects.exists()

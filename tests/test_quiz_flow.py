@@ -140,7 +140,7 @@ def test_an_htmx_answer_gets_in_its_own_response_the_page_its_redirect_would_sho
     shown_by_get = learner_client.get(question_url(attempt, 1), **HTMX).content.decode()
     masked_token = re.compile(r'name="csrfmiddlewaretoken" value="[^"]+"')  # masked afresh on each page
     assert masked_token.sub("", html) == masked_token.sub("", shown_by_get)
-    # Sent again (a double click): the same page, the answer recorded once.
+    # Sent again once answered (the form of a page loaded before): the same page, nothing recorded.
     again = learner_client.post(question_url(attempt, 1), {"choice": correct_number(slot)}, **HTMX)
     assert masked_token.sub("", again.content.decode()) == masked_token.sub("", shown_by_get)
     assert attempt.slots.filter(answered_at__isnull=False).count() == 1

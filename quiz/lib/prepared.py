@@ -278,12 +278,24 @@ class InTurn:
                 cause = error.__cause__
                 if getattr(cause, "sqlstate", None) != TURN_STOPPED:
                     raise
+                # Our own refusal, the connection idle and sound: without this Django would
+                # check it with one more query at the end of the request (a double click's).
+                connection.errors_occurred = False
                 return int(cause.diag.message_detail)
         with transaction.atomic(using=self._db, savepoint=savepoint):
             made = self.run()
             if 0 < made < len(self):
                 transaction.set_rollback(True, using=self._db)
+                self._forget_inserted(made)
             return made
+
+    def _forget_inserted(self, made):
+        """The instances inserted by the first `made` writes, rolled back: unsaved again, as
+        they are when the database undid the statement."""
+        for step, _, _ in self._steps[:made]:
+            if not isinstance(step, PreparedUpdate):
+                step.pk = None
+                step._state.adding, step._state.db = True, None
 
     def _run_one_by_one(self, connection):
         for made, (step, values, where_values) in enumerate(self._steps):

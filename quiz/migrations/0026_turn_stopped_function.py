@@ -2,7 +2,10 @@
 statement outside a transaction on PostgreSQL when it stopped partway, so that the database
 undoes the writes it had made: the statement is its own transaction, and an error ends it
 rolled back. Its SQLSTATE (QZ001) and its detail (how many writes were made) tell the app
-why. SQLite has no such function and needs none: there a turn runs inside a transaction."""
+why. SQLite has no such function and needs none: there a turn runs inside a transaction.
+PostgreSQL looks the function up when it parses an answer's statement, so the code that calls
+it needs this migration applied first (`make serve` migrates before it serves). Each refusal
+is logged by PostgreSQL as an ERROR with its statement (a double click's answer, typically)."""
 
 from django.db import migrations
 
