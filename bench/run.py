@@ -109,16 +109,17 @@ def prepare(env, answers):
     return ids
 
 
-def rate(server, who, method, url, answering=()):
-    """Requests/s of CLIENTS threads. An answer's clients are the learners `demo_learner0`.. each
-    answering their own attempt (`answering`) in order, as learners of a class do."""
+def rate(server, who, method, url, answering=(), database=None):
+    """Requests/s of CLIENTS threads, and their CPU per request (`cpu_seconds`). An answer's
+    clients are the learners `demo_learner0`.. each answering their own attempt (`answering`)
+    in order, as learners of a class do. `database`: PostgreSQL's name of the server's database."""
     browsers = []
     for index in range(CLIENTS):
         browser = Browser()
         learner = f"demo_learner{index}" if method == "answer" else who
         browser.post_form(f"{server}/accounts/login/", {"username": learner, "password": PASSWORD})
         browsers.append(browser)
-    before = cpu_seconds()
+    before = cpu_seconds(server, database)
     start = time.monotonic()
     done, stop = [0] * CLIENTS, start + SECONDS
 
@@ -142,21 +143,24 @@ def rate(server, who, method, url, answering=()):
     # dividing by SECONDS then capped the answer's rate at QUESTIONS / SECONDS (130/s).
     per_second = sum(done) / (time.monotonic() - start)
     spent = {"app": 0.0, "database": 0.0, "client": 0.0}
-    for pid, (part, seconds) in cpu_seconds().items():
+    for pid, (part, seconds) in cpu_seconds(server, database).items():
         # A process that began meanwhile counts whole; one that ended meanwhile cannot be read.
         spent[part] += (seconds - before.get(pid, (part, 0.0))[1]) * 1000 / max(sum(done), 1)
     return per_second, spent
 
 
-def cpu_seconds():
-    """{pid: (part, CPU seconds used so far)} of the app's servers (gunicorn), the database's
-    processes (PostgreSQL's; SQLite runs inside the app) and this bench (its clients), from
-    /proc. On a machine as busy as this bench makes it, requests/s swing from one round to the
-    next; the CPU each request costs moves far less."""
+def cpu_seconds(server, database):
+    """{pid: (part, CPU seconds used so far)} of the app (the gunicorn master and workers bound
+    to `server`'s address), the database (PostgreSQL's backends connected to `database`; SQLite
+    runs inside the app) and this bench (its clients), from /proc: not other servers or
+    databases on the machine, nor PostgreSQL's background writers. On a machine as busy as this
+    bench makes it, requests/s swing from one round to the next; the CPU each request costs
+    moves far less."""
     parts = {}
     if not os.path.isdir("/proc"):
         return parts
     tick = os.sysconf("SC_CLK_TCK")
+    bind = f"--bind {server.split('//', 1)[1]} "
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as file:
@@ -165,8 +169,8 @@ def cpu_seconds():
                 fields = file.read().rsplit(")", 1)[1].split()
         except OSError:
             continue  # ended meanwhile
-        part = ("client" if int(pid) == os.getpid() else "app" if "gunicorn" in command
-                else "database" if command.startswith("postgres") else None)
+        part = ("client" if int(pid) == os.getpid() else "app" if "gunicorn" in command and bind in command
+                else "database" if database and command.startswith("postgres") and f" {database} " in command else None)
         if part:
             parts[int(pid)] = part, (int(fields[11]) + int(fields[12])) / tick  # utime + stime
     return parts
@@ -240,7 +244,8 @@ def measure(kind):
         for index in range(len(pages(setups[0][2]))):
             for answers, env, ids, server, positions in setups:
                 name, who, method, url = pages(ids)[index]
-                per_second, cpu = rate(server, who, method, url, ids["answering"])
+                database_name = env["DATABASE_URL"].rsplit("/", 1)[1] if kind == "postgres" else None
+                per_second, cpu = rate(server, who, method, url, ids["answering"], database_name)
                 results[answers].append((name, per_second, *server_side(env, who, method, url, positions), cpu))
     for answers, _, ids, *_ in setups:
         report(kind, answers, ids, results[answers])
