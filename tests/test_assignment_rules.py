@@ -349,3 +349,34 @@ def test_an_extension_given_after_a_late_finish_recomputes_lateness(learner, cla
 
     late.refresh_from_db()
     assert not late.is_late and late.due_at == assignment.due_at + timedelta(days=1)
+
+
+def test_answers_given_after_the_rule_moves_to_after_due_show_no_verdict_before_it(learner, learner_client, teacher):
+    # Feedback after each answer when the learner started; then the instructor holds answers
+    # until the due date. What they answer from then on is recorded, not marked, until that date.
+    from django.utils import timezone
+
+    from tests.helpers import HTMX, question_url
+
+    now = timezone.now()
+    pool = make_pool(teacher, questions=make_question_set(questions=4).questions.all())
+    assignment = make_assignment(make_classroom(teacher, learners=[learner]), pool, opens_at=now - timedelta(days=1),
+                                 due_at=now + timedelta(days=1), feedback_timing="immediate")
+    attempt = rules.start_attempt(user=learner, seen=rules.get_learner_assignment(
+        user=learner, assignment_id=assignment.pk, now=now), now=now)
+    slots = {slot.position: slot for slot in attempt.slots.select_related("question")}
+    page = learner_client.post(question_url(attempt, 1), {"choice": correct_number(slots[1])}, follow=True)
+    assert "Correct!" in page.content.decode()  # the rule as it was
+
+    Assignment.objects.filter(pk=assignment.pk).update(feedback_timing="after_due")
+    rules.apply_rules_to_everyone(Assignment.objects.get(pk=assignment.pk))
+
+    for position, extra in ((2, {}), (3, HTMX)):  # redirected to the page, or given it at once
+        response = learner_client.post(question_url(attempt, position), {"choice": correct_number(slots[position])},
+                                       follow=True, **extra)
+        page = response.content.decode()
+        assert 'data-testid="answer-recorded"' in page
+        assert "Correct!" not in page and "Explanation" not in page and "Correct answer" not in page and "is-correct" not in page
+    assert attempt.slots.filter(answered_at__isnull=False).count() == 3
+    # The whole attempt follows the new rule, as its results page does: the first answer too.
+    assert 'data-testid="answer-recorded"' in learner_client.get(question_url(attempt, 1)).content.decode()

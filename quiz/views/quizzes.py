@@ -157,6 +157,9 @@ def _render_question(request, attempt, slot, form, status=200):
         "attempt": attempt, "slot": slot, "form": form, "here": here,
         # Deferred feedback: the answer may change until the attempt is submitted.
         "changeable": not attempt.shows_feedback_per_question and not attempt.is_finished,
+        # An attempt with feedback per question whose assignment came to show answers only after
+        # its due date (the rule changed while it was open): its answers are recorded, not shown.
+        "feedback_shown": attempt.answers_visible(),
         "saved": _saved_position(request, attempt),
     }
     return render_page(request, "quiz/attempt_question.html", "question-card", context, status=status, push_url=here)
