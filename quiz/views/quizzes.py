@@ -6,7 +6,7 @@ from django.contrib.auth.decorators import login_required
 from django.db.models import Exists, OuterRef
 from django.http import HttpResponseBadRequest, HttpResponseForbidden, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse, reverse_lazy
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -90,11 +90,8 @@ def _answer(request, slot):
     """Record the POSTed answer to `slot`. A response when the request ends elsewhere (the
     results, the next question, a refusal); None when the question's own page follows."""
     attempt = slot.attempt
-    results = reverse_lazy("attempt_results", args=[attempt.pk])  # reversed only when it is where to go
-    if _close_if_time_is_up(request, attempt):
-        return navigate(request, results)  # an answer sent after the limit is not recorded
-    if attempt.is_finished and not attempt.answers_visible():
-        return navigate(request, results)  # the results page says when answers will be shown
+    if (results := _results_instead(request, attempt)) is not None:
+        return results  # an answer sent after the time limit is not recorded
     changeable = not attempt.shows_feedback_per_question and not attempt.is_finished
     if changeable or not slot.is_answered:
         if attempt.is_finished:
@@ -109,19 +106,27 @@ def _answer(request, slot):
         if changeable and recorded:
             return _after_saving(request, attempt, slot)
     if changeable:  # refused: submitted or timed out meanwhile
-        return navigate(request, results)
+        return navigate(request, reverse("attempt_results", args=[attempt.pk]))
     return None
 
 
 def _show_question(request, slot):
     attempt = slot.attempt
-    results = reverse_lazy("attempt_results", args=[attempt.pk])
-    if _close_if_time_is_up(request, attempt):
-        return navigate(request, results)
-    if attempt.is_finished and (not attempt.answers_visible() or not slot.is_answered):
-        return navigate(request, results)  # the results page says when answers will be shown
+    if (results := _results_instead(request, attempt, shown=slot)) is not None:
+        return results
     form = AnswerForm(slot, initial={"choice": slot.chosen_index})
     return _render_question(request, attempt, slot, form)
+
+
+def _results_instead(request, attempt, *, shown=None):
+    """The results page, where a request for one of the attempt's questions goes instead: once
+    its time is up (it is closed on the spot), or while it is finished and its answers are
+    hidden (the results page says until when); for the page of a question (`shown`), also when
+    the attempt finished with it unanswered. None when the question is the place to be."""
+    unanswered = shown is not None and not shown.is_answered
+    if _close_if_time_is_up(request, attempt) or (attempt.is_finished and (not attempt.answers_visible() or unanswered)):
+        return navigate(request, reverse("attempt_results", args=[attempt.pk]))
+    return None
 
 
 def _close_if_time_is_up(request, attempt):
