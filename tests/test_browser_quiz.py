@@ -1,10 +1,12 @@
 """A newcomer signs up and takes the seed quiz in a real Chromium, by keyboard and mouse."""
 
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from quiz.models import Attempt, Question
@@ -209,3 +211,17 @@ def test_a_deferred_quiz_saves_flags_goes_back_and_submits_after_asking(page):
     assert no_sideways_scroll(page)
     attempt = Attempt.objects.get(user__username="deferred")
     assert (attempt.is_finished, attempt.correct_count) == (True, 2)
+
+
+def test_a_deadline_days_away_counts_down_in_days_and_hours(page):
+    # A timed attempt that closes at its assignment's due date: not thousands of minutes.
+    call_command("import_questions", str(SEED), verbosity=0)
+    sign_up(page, "planner")
+    page.get_by_role("button", name="Start quiz").first.click()
+    expect_question(page, 1)
+    Attempt.objects.update(deadline=timezone.now() + timedelta(days=3))
+
+    page.reload()
+
+    expect(page.locator(".timer")).to_contain_text("Time is up on ")
+    expect(page.locator(".timer-left")).to_have_text(re.compile(r"^ · 2 days 23 h left$"))

@@ -3,12 +3,13 @@ and finish", previous/next, flags, the summary, the confirmation, finishing earl
 without JavaScript; the results page's order; nothing correct shown before the attempt ends."""
 
 import re
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from quiz.lib.days import moment_text
 from quiz.models import Attempt, ReviewLog
 from tests.factories import correct_choice, make_question_set, make_topic, start_attempt
 from tests.helpers import HTMX, answer_all, correct_number, question_url, wrong_number
@@ -280,10 +281,36 @@ def test_a_timed_question_says_when_time_is_up_without_javascript(learner_client
 
     html = learner_client.get(question_url(attempt, 1)).content.decode()
 
-    assert f"Time is up at {timezone.localtime(deadline):%H:%M}" in html
+    assert f"Time is up {moment_text(deadline)}" in html
+    assert f"{timezone.localtime(deadline):%H:%M}" in moment_text(deadline)
     assert "time left shown here" not in html
     # The moment app.js counts down to: the same instant, in a form Date.parse reads.
     assert datetime.fromisoformat(re.search(r'data-deadline="([^"]+)"', html).group(1)) == deadline
+
+
+def test_a_deadline_on_another_day_says_which_day(learner_client, attempt):
+    # An attempt that closes at its assignment's due date, days away: the time alone read as today.
+    deadline = timezone.now() + timedelta(days=3)
+    Attempt.objects.filter(pk=attempt.pk).update(deadline=deadline)
+    local = timezone.localtime(deadline)
+
+    question = learner_client.get(question_url(attempt, 1)).content.decode()
+    summary = learner_client.get(summary_url(attempt)).content.decode()
+
+    for html in (question, summary):
+        assert f"Time is up on {local:%a} {local.day} {local:%b}" in html
+        assert f"at {local:%H:%M}" in html
+
+
+def test_a_moment_is_today_or_another_day_in_the_readers_own_zone():
+    now = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)  # 23:00 in Auckland
+    later = now + timedelta(hours=2)
+
+    with timezone.override("UTC"):
+        assert moment_text(later, now) == "at 12:00"
+    with timezone.override("Pacific/Auckland"):
+        assert moment_text(later, now) == "on Wed 2 Dec at 01:00"
+        assert moment_text(datetime(2027, 1, 8, 9, 5, tzinfo=UTC), now) == "on Fri 8 Jan 2027 at 22:05"
 
 
 def test_an_untimed_question_shows_the_time_taken(learner_client, attempt):

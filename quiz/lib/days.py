@@ -36,3 +36,19 @@ def _first_moment_of(day, zone, low, high):
         else:
             low = middle
     return high
+
+
+def moment_text(moment, now=None):
+    """When `moment` is, as a person reads it in the active time zone: "at 14:30" on the same
+    day as `now`, "on Thu 3 Dec at 14:30" on another day of the year, with the year beyond it.
+    A deadline days away (a timed attempt that closes at its assignment's due date) said only
+    its time, as if it were today."""
+    from django.utils import timezone
+    from django.utils.dateformat import format as date_format
+
+    local, today = timezone.localtime(moment), timezone.localtime(now).date()
+    clock = date_format(local, "H:i")
+    if local.date() == today:
+        return f"at {clock}"
+    day = date_format(local, "D j M" if local.year == today.year else "D j M Y")
+    return f"on {day} at {clock}"

@@ -1,7 +1,9 @@
-"""Template filters for study pages: durations (see `quiz.lib.durations`), percentages, paging."""
+"""Template filters for study pages: durations (see `quiz.lib.durations`), moments (`quiz.lib.days`),
+percentages, paging."""
 
 from django import template
 
+from quiz.lib.days import moment_text
 from quiz.lib.durations import clock_duration, spoken_wait
 from quiz.lib.numbers import percent_of
 
@@ -9,6 +11,7 @@ register = template.Library()
 
 register.filter("as_duration", clock_duration)
 register.filter("as_wait", spoken_wait)
+register.filter("as_moment", moment_text)
 
 
 @register.filter

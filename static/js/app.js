@@ -115,6 +115,14 @@
   function minutesAndSeconds(seconds) {
     return Math.floor(seconds / 60) + ":" + String(seconds % 60).padStart(2, "0");
   }
+  // The last hour to the second; a deadline further off (one at an assignment's due date) in hours
+  // and minutes, then days and hours: "2 days 23 h", not "4319:59".
+  function timeLeft(seconds) {
+    if (seconds < 3600) return minutesAndSeconds(seconds);
+    var hours = Math.floor(seconds / 3600);
+    if (hours < 48) return hours + " h " + Math.floor((seconds % 3600) / 60) + " min";
+    return Math.floor(hours / 24) + " days " + (hours % 24) + " h";
+  }
   function tick() {
     document.querySelectorAll("[data-started]").forEach(function (timer) {
       var taken = Math.max(0, Math.floor((Date.now() - Date.parse(timer.getAttribute("data-started"))) / 1000));
@@ -124,7 +132,7 @@
     document.querySelectorAll("[data-deadline]").forEach(function (timer) {
       var left = Math.max(0, Math.floor((Date.parse(timer.getAttribute("data-deadline")) - Date.now()) / 1000));
       var label = timer.querySelector(".timer-left");
-      if (label) label.textContent = " · " + minutesAndSeconds(left) + " left";
+      if (label) label.textContent = " · " + timeLeft(left) + " left";
       if (left === 0 && !timer.dataset.expired) {
         timer.dataset.expired = "1";
         window.location.reload(); // the server closes the attempt and shows the results
