@@ -6,9 +6,11 @@ import threading
 import pytest
 from django.db import connections
 from django.urls import reverse
+from django.utils import timezone
 
+from quiz import session_backends as sessions
 from quiz.lib.prepared import PreparedQuery
-from quiz.models import AttemptSlot, QuestionSet
+from quiz.models import AttemptSlot, QuestionSet, UserSession
 from quiz.study import scheduling
 from quiz.views import access
 from tests.factories import make_question_set, make_user, start_attempt
@@ -17,9 +19,9 @@ from tests.helpers import AUTH, logged_in
 pytestmark = pytest.mark.django_db
 
 
-def plain(slots, attempt, user, position):
+def plain(slots, attempt, position):
     """The same read through the ORM, built afresh."""
-    return slots.filter(attempt_id=attempt, attempt__user_id=user, position=position).first()
+    return slots.filter(attempt_id=attempt, position=position).first()
 
 
 def fields(slot):
@@ -35,7 +37,7 @@ def test_the_prepared_reads_return_what_the_orm_returns_for_each_learner_and_pos
 
     for attempt, user in ((mine, learner), (theirs, other)):
         for position in (1, 2, 3):
-            values = {"attempt": attempt.pk, "user": user.pk, "position": position}
+            values = {"attempt": attempt.pk, "position": position}
             shown = access._SLOTS.first(**values)
             answering = access._SLOTS_TO_ANSWER.first(**values)
             expected = plain(access._ANSWERING, **values)
@@ -48,9 +50,9 @@ def test_the_prepared_reads_return_what_the_orm_returns_for_each_learner_and_pos
             memory = getattr(answering, "memory", None)
             assert (memory is not None) == (user == learner and position == 1 and attempt == mine)
 
-    # Someone else's attempt, a position outside it: nothing.
-    assert access._SLOTS.first(attempt=theirs.pk, user=learner.pk, position=1) is None
-    assert access._SLOTS.first(attempt=mine.pk, user=learner.pk, position=4) is None
+    # A position outside the attempt: nothing. Whose attempt it is, own_slot_or_404 checks.
+    assert access._SLOTS.first(attempt=mine.pk, position=4) is None
+    assert access._SLOTS.first(attempt=theirs.pk, position=1).attempt.user_id == other.pk
 
 
 def test_ids_beyond_what_the_database_stores_are_a_404_not_a_500(learner):
@@ -85,9 +87,9 @@ def test_compiling_leaves_the_shared_query_as_built(learner):
     attempt = start_attempt(learner, make_question_set(questions=1))
     built_joins = len(access._SLOTS_TO_ANSWER._build(**access._PLACEHOLDERS).query.alias_map)
 
-    assert prepared.first(attempt=attempt.pk, user=learner.pk, position=1).attempt_id == attempt.pk
+    assert prepared.first(attempt=attempt.pk, position=1).attempt_id == attempt.pk
     assert len(prepared._queryset.query.alias_map) == built_joins
-    assert access._SLOTS_TO_ANSWER.first(attempt=attempt.pk, user=learner.pk, position=1).attempt_id == attempt.pk
+    assert access._SLOTS_TO_ANSWER.first(attempt=attempt.pk, position=1).attempt_id == attempt.pk
 
 
 @pytest.mark.django_db(transaction=True)
@@ -96,7 +98,7 @@ def test_each_connection_converts_values_with_its_own_converters(learner):
     # connection reads the same values as the first one, and gets converters of its own.
     attempt = start_attempt(learner, make_question_set(questions=2))
     attempt.record_answer(attempt.slots.get(position=1), 1)
-    values = {"attempt": attempt.pk, "user": learner.pk, "position": 1}
+    values = {"attempt": attempt.pk, "position": 1}
     here = access._SLOTS.first(**values)
     there = []
 
@@ -121,13 +123,13 @@ def test_the_question_page_still_reads_the_slot_in_one_query(learner, django_ass
     client = logged_in(learner)
     client.get(reverse("attempt_question", args=[attempt.pk, 1]))  # warms the session
 
-    with django_assert_num_queries(AUTH + 1):  # the slot with its attempt, set and question
+    with django_assert_num_queries(AUTH):  # the session, its user, and the slot with its attempt, set and question
         assert client.get(reverse("attempt_question", args=[attempt.pk, 1])).status_code == 200
 
 
 def test_a_value_of_another_type_than_its_placeholder_matches_nothing(learner):
     attempt = start_attempt(learner, make_question_set(questions=1))
-    values = {"attempt": attempt.pk, "user": learner.pk, "position": 1}
+    values = {"attempt": attempt.pk, "position": 1}
     assert access._SLOTS.first(**values) is not None
     assert access._SLOTS.first(**{**values, "attempt": str(attempt.pk)}) is None
     assert access._SLOTS.first(**{**values, "position": True}) is None  # a bool is not a position
@@ -427,3 +429,43 @@ def test_a_turn_stopped_partway_leaves_what_it_inserted_unsaved(learner, committ
     assert InTurn().insert(memory).update(by_pk, {"flagged": True}, slot=2**62).run_all_or_nothing() == 1
     assert (memory.pk, memory._state.adding) == (None, True)
     assert not MemoryState.objects.exists()
+
+
+def test_two_reads_in_one_statement_give_what_each_gives_alone(learner, django_assert_num_queries):
+    attempt = start_attempt(learner, make_question_set(questions=2))
+    client = logged_in(learner)
+    key = client.session.session_key
+    session_read = sessions._SESSION_WITH_USER
+    slot = {"attempt": attempt.pk, "position": 2}
+
+    with django_assert_num_queries(1):
+        row, found = session_read.first_with({"session_key": key}, access._SLOTS_TO_ANSWER, slot)
+
+    assert row.user == learner and row.session_key == key
+    assert fields(found) == fields(access._SLOTS_TO_ANSWER.first(**slot))
+    assert found.another_open is True and found.held_back is False and found.attempt.user_id == learner.pk
+    # No row of the second: the first's alone. No row of the first: neither (a LEFT JOIN).
+    assert session_read.first_with({"session_key": key}, access._SLOTS, {**slot, "position": 3}) == (row, None)
+    assert session_read.first_with({"session_key": "no-such-session-key"}, access._SLOTS, slot) == (None, None)
+    # A value the database cannot hold: that read finds nothing, the other as alone.
+    assert session_read.first_with({"session_key": key}, access._SLOTS, {**slot, "attempt": 2**70}) == (row, None)
+
+
+def test_a_marked_page_reads_its_slot_with_the_session_and_still_checks_whose_it_is(learner, django_assert_num_queries):
+    attempt = start_attempt(learner, make_question_set(questions=2))
+    slot = attempt.slots.get(position=1)
+    outsider = logged_in(make_user("outsider"))
+    outsider.get("/")  # the session row written
+
+    # The read by address finds the learner's slot; the outsider gets a 404 and records nothing.
+    with django_assert_num_queries(AUTH):
+        assert outsider.get(reverse("attempt_question", args=[attempt.pk, 1])).status_code == 404
+    assert outsider.post(reverse("attempt_question", args=[attempt.pk, 1]), {"choice": "1"}).status_code == 404
+    slot.refresh_from_db()
+    assert slot.answered_at is None
+
+    # A session past its expiry is no sign-in, whatever the same statement read with it.
+    client = logged_in(learner)
+    UserSession.objects.filter(session_key=client.session.session_key).update(expire_date=timezone.now())
+    response = client.get(reverse("attempt_question", args=[attempt.pk, 1]))
+    assert response.status_code == 302 and response["Location"].startswith(reverse("login"))

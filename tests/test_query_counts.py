@@ -74,21 +74,22 @@ def test_my_attempts(learner_client, learner, question_set, django_assert_num_qu
 def test_question_page(learner_client, learner, questions, django_assert_num_queries):
     attempt = start_attempt(learner, make_question_set(questions=questions))
     add_finished_attempts(learner, attempt.question_set, 50)
-    # the slot with its attempt, set and question (the user is the signed-in one): the page
-    # is two queries with the session and its user
-    with django_assert_num_queries(AUTH + 1):
+    # the slot with its attempt, set and question, read in the session's statement (the view is
+    # marked reads_with_session): the page is one query in all
+    with django_assert_num_queries(AUTH):
         response = learner_client.get(reverse("attempt_question", args=[attempt.pk, 2]))
     assert response.status_code == 200
 
 
-# What every answer runs after the session and the user: the slot with its attempt, question,
-# the learner's memory of the question and whether another question is open; then its writes in
-# turn (quiz.lib.prepared.InTurn): the attempt locked while open (an UPDATE, which also finishes
-# it on the last answer and counts the score), the answer recorded if the slot has none (an
-# UPDATE) and, when its feedback shows at once, the memory written (an INSERT when new, a
-# guarded UPDATE otherwise) and its log row. On PostgreSQL the writes are one statement.
+# What every answer runs after the session and the user, whose statement also reads the slot
+# with its attempt, question, the learner's memory of the question and whether another question
+# is open (the view is marked reads_with_session): its writes in turn (quiz.lib.prepared.InTurn):
+# the attempt locked while open (an UPDATE, which also finishes it on the last answer and counts
+# the score), the answer recorded if the slot has none (an UPDATE) and, when its feedback shows
+# at once, the memory written (an INSERT when new, a guarded UPDATE otherwise) and its log row.
+# On PostgreSQL the writes are one statement.
 def answer(writes):
-    return 1 + (1 if connection.vendor == "postgresql" else writes)
+    return 1 if connection.vendor == "postgresql" else writes
 
 
 ANSWER = answer(writes=2)  # with deferred feedback
@@ -102,10 +103,10 @@ def test_answering(learner_client, learner, questions, studied, django_assert_nu
     slot = attempt.slots.select_related("question").get(position=1)
     if studied:
         rate_item(learner, slot.question, ReviewLog.Rating.GOOD)
-    # With the session and its user (one query), and a savepoint pair, which outside the test's
-    # own transaction is BEGIN and COMMIT on SQLite (eight statements in production) and
-    # nothing on PostgreSQL, where the writes are a statement of their own (three in all:
-    # test_an_answer_outside_a_transaction_is_three_statements_on_postgresql).
+    # With the session, its user and the slot (one query), and a savepoint pair, which outside
+    # the test's own transaction is BEGIN and COMMIT on SQLite (seven statements in production)
+    # and nothing on PostgreSQL, where the writes are a statement of their own (two in all:
+    # test_an_answer_outside_a_transaction_is_two_statements_on_postgresql).
     with django_assert_num_queries(AUTH + RATED_ANSWER + 2):
         response = learner_client.post(question_url(attempt, 1), {"choice": correct_number(slot)})
     assert response.status_code == 302
@@ -118,10 +119,10 @@ def test_answering(learner_client, learner, questions, studied, django_assert_nu
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_answer_outside_a_transaction_is_three_statements_on_postgresql(django_assert_num_queries):
+def test_an_answer_outside_a_transaction_is_two_statements_on_postgresql(django_assert_num_queries):
     # As in production (no test transaction around the request): on PostgreSQL the session with
-    # its user, the slot, and the writes as one statement that is its own transaction (no BEGIN,
-    # no COMMIT); on SQLite its writes one by one between BEGIN and COMMIT.
+    # its user and the slot, then the writes as one statement that is its own transaction (no
+    # BEGIN, no COMMIT); on SQLite its writes one by one between BEGIN and COMMIT.
     learner = make_user("committing")
     client = Client()
     client.force_login(learner)
@@ -132,7 +133,7 @@ def test_an_answer_outside_a_transaction_is_three_statements_on_postgresql(djang
     assert response.status_code == 302
     statements = [query["sql"] for query in captured.captured_queries]
     if connection.vendor == "postgresql":
-        assert len(statements) == 3 and not any(sql in ("BEGIN", "COMMIT") for sql in statements)
+        assert len(statements) == 2 and not any(sql in ("BEGIN", "COMMIT") for sql in statements)
     assert MemoryState.objects.get(user=learner, question=slot.question).reps == 1
 
 
@@ -147,8 +148,9 @@ def test_answering_with_a_shared_cache_reads_no_session_row(learner, django_asse
     client.force_login(learner)  # the session is written to the cache as well
     attempt = start_attempt(learner, make_question_set(questions=3))
     slot = attempt.slots.get(position=1)
-    # The user, the answer's, and the BEGIN/COMMIT pair; none of them the session.
-    with django_assert_num_queries(1 + RATED_ANSWER + 2) as captured:
+    # The user, the slot (no session row to read it with), the answer's, and the BEGIN/COMMIT
+    # pair; none of them the session.
+    with django_assert_num_queries(1 + 1 + RATED_ANSWER + 2) as captured:
         response = client.post(question_url(attempt, 1), {"choice": correct_number(slot)})
     assert response.status_code == 302
     assert not any("usersession" in query["sql"] for query in captured.captured_queries)
@@ -170,8 +172,8 @@ def test_the_feedback_page_and_the_attempt_redirect(learner_client, learner, dja
     add_finished_attempts(learner, attempt.question_set, 200)
     answer_all(attempt, right=1)
     unfinished = start_attempt(learner, make_question_set(questions=30))
-    # the slot with its attempt, set and question
-    with django_assert_num_queries(AUTH + 1):
+    # the slot with its attempt, set and question, read with the session
+    with django_assert_num_queries(AUTH):
         assert learner_client.get(reverse("attempt_question", args=[attempt.pk, 1])).status_code == 200
     # attempt; deadline check needs none; the first unanswered slot
     with django_assert_num_queries(AUTH + 2):

@@ -74,20 +74,54 @@ class PreparedQuery(_CompiledOnce):
 
     def first(self, **values):
         """The first row as a model instance (with its select_related objects and annotations), or None."""
-        if not all(_bindable(self._placeholders[name], value) for name, value in values.items()):
+        if not self._bindable(values):
             return None
         queryset, compiler, sql, params, spots, rows = self._compile()
-        params = list(params)
         connection = connections[queryset.db]
-        for name, value in values.items():
-            for index in spots[name]:
-                params[index] = _as_parameter(value, connection.ops)
         with connection.cursor() as cursor:
-            cursor.execute(sql, params)
+            cursor.execute(sql, self._parameters(params, spots, values, connection))
             row = cursor.fetchone()
         if row is None:
             return None
         return rows.instance(self._converted(row, compiler, connection))
+
+    def first_with(self, values, other, other_values):
+        """(this query's first row, `other`'s first row), read in one statement: one round trip
+        where there were two, for a signed-in page's session and the row its view reads first.
+        Each is what `first` gives; `other`'s is read only with a row of this one (a LEFT JOIN
+        of the two), so without one both are None. Both on the same database."""
+        if not other._bindable(other_values):
+            return self.first(**values), None
+        if not self._bindable(values):
+            return None, None
+        queryset, compiler, sql, params, spots, rows = self._compile()
+        other_queryset, other_compiler, other_sql, other_params, other_spots, other_rows = other._compile()
+        connection = connections[queryset.db]
+        # Each subquery keeps its own columns, in order, whatever their names: this one's first.
+        together = f"SELECT * FROM ({sql}) AS first_read LEFT JOIN ({other_sql}) AS other_read ON 1 = 1"
+        with connection.cursor() as cursor:
+            cursor.execute(together, [*self._parameters(params, spots, values, connection),
+                                      *other._parameters(other_params, other_spots, other_values, connection)])
+            row = cursor.fetchone()
+        if row is None:
+            return None, None
+        width = compiler.col_count
+        mine, theirs = row[:width], row[width:]
+        instance = rows.instance(self._converted(mine, compiler, connection))
+        if all(value is None for value in theirs):  # no row of the other (its id is never NULL)
+            return instance, None
+        return instance, other_rows.instance(other._converted(theirs, other_compiler, connection))
+
+    def _bindable(self, values):
+        return all(_bindable(self._placeholders[name], value) for name, value in values.items())
+
+    @staticmethod
+    def _parameters(params, spots, values, connection):
+        params = list(params)
+        for name, value in values.items():
+            for index in spots[name]:
+                params[index] = _as_parameter(value, connection.ops)
+        return params
 
     def _converted(self, row, compiler, connection):
         # How each column's value is turned into Python (datetimes on SQLite, JSON), worked out

@@ -6,4 +6,4 @@ from quiz.session_backends import UserSessionStoreMixin
 
 
 class SessionStore(UserSessionStoreMixin, db.SessionStore):
-    pass
+    loads_from_table = True

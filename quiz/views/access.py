@@ -23,18 +23,47 @@ def own_attempt_or_404(request, attempt_id, *, scored=False):
     return get_object_or_404(attempts.with_exclusions() if scored else attempts, pk=attempt_id)
 
 
+def reads_with_session(read):
+    """Mark a view whose first read `read(request, **view_kwargs)` names, as (PreparedQuery,
+    values): the authentication middleware makes it in the statement that reads the session
+    (`quiz.session_backends`), and the view takes it with `read_ahead`. The read must not
+    depend on who is signed in: the view checks that the row is theirs."""
+
+    def mark(view):
+        view.read_with_session = read
+        return view
+
+    return mark
+
+
+def read_ahead(request, query, values):
+    """`query`'s first row for `values`: the one read with the session, when the view's mark
+    named this read (taken once), otherwise read now."""
+    ahead = getattr(request, "read_ahead", None)
+    if ahead is not None and ahead[0] is query and ahead[1] == values:
+        del request.read_ahead
+        return ahead[2]
+    return query.first(**values)
+
+
+def slot_read(request, attempt_id, position):
+    """The read `own_slot_or_404` makes for attempt_question (an answer's, for a POST)."""
+    return (_SLOTS_TO_ANSWER if request.method == "POST" else _SLOTS), {"attempt": attempt_id, "position": position}
+
+
 def own_slot_or_404(request, attempt_id, position, *, answering=False):
-    """One question of the learner's own attempt, with the attempt, in one query; 404 for
-    anyone else's attempt or a position outside it.
+    """One question of the learner's own attempt, with the attempt, in one query (read with the
+    session where the view is marked `reads_with_session(slot_read)`); 404 for anyone else's
+    attempt or a position outside it.
 
     `answering` (a POST) also reads how many questions are left open and the learner's memory
     of this question (`slot.memory`, None when new), so recording and rating the answer need
     no read of their own."""
-    slots = _SLOTS_TO_ANSWER if answering else _SLOTS
-    slot = slots.first(attempt=attempt_id, user=request.user.pk, position=position)
-    if slot is None:
+    slot = read_ahead(request, _SLOTS_TO_ANSWER if answering else _SLOTS, {"attempt": attempt_id, "position": position})
+    # Read by its address alone (the session's read cannot know the user yet): theirs, or none.
+    if slot is None or slot.attempt.user_id != request.user.pk:
         raise Http404("No such question in your attempts.")
-    slot.attempt.user = request.user  # the same row: the filter above says so
+    slot.attempt.user = request.user  # the same row, as checked above
     if answering:
         slot.memory = getattr(slot, "memory", None)  # the outer join sets nothing when there is no row
     return slot
@@ -58,12 +87,12 @@ def _another_question_open():
 
 # Built and compiled once (quiz.lib.prepared): the question page and the answer are the requests
 # a learner makes most, and building and compiling these joins took longer than running them.
-# The placeholders are values no attempt id, user id or position in a test or a seed reaches.
-_PLACEHOLDERS = {"attempt": 1_987_654_321, "user": 1_987_654_322, "position": 1_987_654_323}
+# The placeholders are values no attempt id or position in a test or a seed reaches.
+_PLACEHOLDERS = {"attempt": 1_987_654_321, "position": 1_987_654_323}
 
 
-def _one_slot(slots, attempt, user, position):
-    return slots.filter(attempt_id=attempt, attempt__user_id=user, position=position)[:1]
+def _one_slot(slots, attempt, position):
+    return slots.filter(attempt_id=attempt, position=position)[:1]
 
 
 _SLOTS = PreparedQuery(
@@ -74,7 +103,7 @@ _SLOTS = PreparedQuery(
 # refused form shows the page again; one join fewer to plan and build on every answer.
 _ANSWERING = AttemptSlot.objects.select_related("attempt", "question").annotate(
     another_open=_another_question_open(),  # so answering knows, without a query, if this is the last
-    # The attempt's user, which the view's filter makes the learner.
+    # The attempt's user: the learner, once own_slot_or_404 has checked it.
     memory=FilteredRelation("question__memories", condition=Q(question__memories__user=F("attempt__user"))),
     # Whether an assignment holds the question back from its learner now (the database's clock):
     # a practice attempt begun before the assignment must not answer it with its feedback.

@@ -16,7 +16,7 @@ from quiz.models import Attempt, AttemptSlot, MockExam, Question, QuestionSet, R
 from quiz.study.answers import submit_answer
 from quiz.study.catch_up import finish_and_release
 
-from .access import own_attempt_or_404, own_slot_or_404
+from .access import own_attempt_or_404, own_slot_or_404, reads_with_session, slot_read
 
 HELD_BACK = (
     "An assignment of your class holds these questions back until its due date: practise them after it."
@@ -61,6 +61,7 @@ def attempt(request, attempt_id):
     return redirect("attempt_question", attempt_id=attempt.pk, position=slot.position)
 
 
+@reads_with_session(slot_read)
 @require_http_methods(["GET", "POST"])
 @login_required
 def attempt_question(request, attempt_id, position):
