@@ -346,6 +346,21 @@ def test_the_header_links_follow_the_prefix_the_site_is_served_under():
     set_script_prefix("/study/")
     try:
         assert header_links(None)["header_links"]["browse"] == "/study/browse/"
+        assert 'href="/study/accounts/login/"' in header_links(None)["header_nav"]  # rendered once per prefix too
     finally:
         set_script_prefix("/")
     assert header_links(None)["header_links"]["browse"] == "/browse/"
+    assert 'href="/accounts/login/"' in header_links(None)["header_nav"]
+
+
+def test_a_page_that_finds_no_view_still_knows_who_is_signed_in(learner_client, learner):
+    # The user is read when the view is known; a 404 from the URLs alone reads it when asked.
+    response = learner_client.get("/no-such-page/")
+
+    assert response.status_code == 404
+    assert learner.username in _header_links_html(response.content.decode())
+    assert response["Cache-Control"] == "private, no-store"
+
+
+def _header_links_html(html):
+    return re.search(r'<header class="site-header">(.*?)</header>', html, re.S).group(1)

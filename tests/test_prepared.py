@@ -5,6 +5,7 @@ import threading
 
 import pytest
 from django.db import connections
+from django.db.models.functions import Length
 from django.urls import reverse
 from django.utils import timezone
 
@@ -14,7 +15,7 @@ from quiz.models import AttemptSlot, QuestionSet, UserSession
 from quiz.study import scheduling
 from quiz.views import access
 from tests.factories import make_question_set, make_user, start_attempt
-from tests.helpers import AUTH, logged_in
+from tests.helpers import AUTH, HTMX, logged_in
 
 pytestmark = pytest.mark.django_db
 
@@ -461,6 +462,7 @@ def test_a_marked_page_reads_its_slot_with_the_session_and_still_checks_whose_it
     with django_assert_num_queries(AUTH):
         assert outsider.get(reverse("attempt_question", args=[attempt.pk, 1])).status_code == 404
     assert outsider.post(reverse("attempt_question", args=[attempt.pk, 1]), {"choice": "1"}).status_code == 404
+    assert outsider.post(reverse("attempt_question", args=[attempt.pk, 1]), {"choice": "1"}, **HTMX).status_code == 404
     slot.refresh_from_db()
     assert slot.answered_at is None
 
@@ -469,3 +471,18 @@ def test_a_marked_page_reads_its_slot_with_the_session_and_still_checks_whose_it
     UserSession.objects.filter(session_key=client.session.session_key).update(expire_date=timezone.now())
     response = client.get(reverse("attempt_question", args=[attempt.pk, 1]))
     assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
+
+
+def test_two_reads_whose_row_would_split_in_the_wrong_place_are_refused(learner):
+    # DISTINCT ordered by a column it does not show selects one more column than its compiler
+    # counts: the second read's columns would shift by one, so the first run says so instead.
+    attempt = start_attempt(learner, make_question_set(questions=1))
+    key = logged_in(learner).session.session_key
+    widened = PreparedQuery(
+        lambda session_key: UserSession.objects.select_related("user").filter(session_key=session_key)
+        .order_by(Length("session_data")).distinct(),
+        session_key="prepared:session-key",
+    )
+
+    with pytest.raises(ValueError, match="exactly the columns"):
+        widened.first_with({"session_key": key}, access._SLOTS, {"attempt": attempt.pk, "position": 1})

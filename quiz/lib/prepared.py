@@ -71,6 +71,7 @@ class PreparedQuery(_CompiledOnce):
     def __init__(self, build, **placeholders):
         super().__init__(build, **placeholders)
         self._converters = weakref.WeakKeyDictionary()
+        self._split_checked = set()  # (other query, vendor) pairs whose joined row first_with checked
 
     def first(self, **values):
         """The first row as a model instance (with its select_related objects and annotations), or None."""
@@ -103,9 +104,16 @@ class PreparedQuery(_CompiledOnce):
             cursor.execute(together, [*self._parameters(params, spots, values, connection),
                                       *other._parameters(other_params, other_spots, other_values, connection)])
             row = cursor.fetchone()
+            width = compiler.col_count
+            if (other, connection.vendor) not in self._split_checked:
+                # The row splits where this query's columns end. A query whose SQL selects more
+                # than its compiler counts (DISTINCT ordered by a column it does not show) would
+                # split it in the wrong place: refused, on the first run of each pair.
+                if len(cursor.description) != width + other_compiler.col_count:
+                    raise ValueError("first_with reads queries whose SQL selects exactly the columns they count")
+                self._split_checked.add((other, connection.vendor))
         if row is None:
             return None, None
-        width = compiler.col_count
         mine, theirs = row[:width], row[width:]
         instance = rows.instance(self._converted(mine, compiler, connection))
         if all(value is None for value in theirs):  # no row of the other (its id is never NULL)

@@ -79,14 +79,15 @@ class UserSessionStoreMixin:
         except SuspiciousOperation as error:
             _log_suspicious(error)
             row, found = None, None
-        self._row_read_ahead = row
+        self._row_read_ahead = self.session_key, row
         return found
 
     def _get_session_from_db(self):
         # Django's own read (backends.db), joined to the user, compiled once; the expiry is
         # checked here rather than in SQL, so the statement is the same on every request.
-        row = self.__dict__.pop("_row_read_ahead", _NOT_READ)
-        if row is _NOT_READ:
+        # The row read ahead, only for the key it was read with (a key cycled since is read afresh).
+        key, row = self.__dict__.pop("_row_read_ahead", (None, _NOT_READ))
+        if row is _NOT_READ or key != self.session_key:
             try:
                 row = _SESSION_WITH_USER.first(session_key=self.session_key)
             except SuspiciousOperation as error:

@@ -17,9 +17,10 @@ register.filter("as_moment", moment_text)
 
 @register.filter
 def time_since(moment):
-    """How long ago `moment` was, as the app writes a wait ("12 min", "3 h", "2 days"): what the
-    page says before app.js counts on (Django's `timesince` took a seventh of the question's render)."""
-    return spoken_wait(timezone.now() - moment)
+    """How long ago `moment` was, as the app writes how long something took ("12 min 5 s",
+    "1 h 30 min"): what the page says before app.js counts on (Django's `timesince` took a
+    seventh of the question's render)."""
+    return clock_duration(timezone.now() - moment)
 
 
 @register.filter
