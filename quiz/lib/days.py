@@ -8,6 +8,9 @@ midnight at all, and the day starts at the jump.
 
 from datetime import UTC, datetime, time, timedelta
 
+from django.utils import timezone
+from django.utils.dateformat import format as date_format
+
 
 def start_of_day(day, zone):
     """The first instant whose local date in `zone` is `day`, in UTC: a local datetime inside a
@@ -43,9 +46,6 @@ def moment_text(moment, now=None):
     day as `now`, "on Thu 3 Dec at 14:30" on another day of the year, with the year beyond it.
     A deadline days away (a timed attempt that closes at its assignment's due date) said only
     its time, as if it were today."""
-    from django.utils import timezone
-    from django.utils.dateformat import format as date_format
-
     local, today = timezone.localtime(moment), timezone.localtime(now).date()
     clock = date_format(local, "H:i")
     if local.date() == today:

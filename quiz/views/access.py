@@ -48,7 +48,11 @@ def read_ahead(request, query, values):
 
 def slot_read(request, attempt_id, position):
     """The read `own_slot_or_404` makes for attempt_question (an answer's, for a POST)."""
-    return (_SLOTS_TO_ANSWER if request.method == "POST" else _SLOTS), {"attempt": attempt_id, "position": position}
+    return _slot_read(attempt_id, position, answering=request.method == "POST")
+
+
+def _slot_read(attempt_id, position, *, answering):
+    return (_SLOTS_TO_ANSWER if answering else _SLOTS), {"attempt": attempt_id, "position": position}
 
 
 def own_slot_or_404(request, attempt_id, position, *, answering=False):
@@ -59,7 +63,7 @@ def own_slot_or_404(request, attempt_id, position, *, answering=False):
     `answering` (a POST) also reads how many questions are left open and the learner's memory
     of this question (`slot.memory`, None when new), so recording and rating the answer need
     no read of their own."""
-    slot = read_ahead(request, _SLOTS_TO_ANSWER if answering else _SLOTS, {"attempt": attempt_id, "position": position})
+    slot = read_ahead(request, *_slot_read(attempt_id, position, answering=answering))
     # Read by its address alone (the session's read cannot know the user yet): theirs, or none.
     if slot is None or slot.attempt.user_id != request.user.pk:
         raise Http404("No such question in your attempts.")
