@@ -12,6 +12,7 @@ from django.urls import reverse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from quiz.lib.days import moment_text
 from quiz.models import Attempt, ExamBlueprint, MemoryState, MockExam, Visibility
 from quiz.study import scheduling
 from quiz.study.mock_exam import Choices, draw, spread, start_mock_exam
@@ -274,3 +275,15 @@ def test_a_mock_exam_whose_time_ran_out_is_submitted_and_the_next_start_draws_a_
     assert first.finished_at == first.deadline
     assert 'data-testid="mock-in-progress"' not in page
     assert Attempt.objects.filter(user=learner, purpose=MockExam.PURPOSE).count() == 2
+
+
+def test_a_mock_exam_in_progress_says_when_its_time_is_up(db):
+    learner = make_user("bea")
+    make_question_set(questions=6)
+    client = logged_in(learner)
+    client.post(reverse("mock_exam"), {"questions": 4, "minutes": 30, "pass_percent": 50})
+    exam = Attempt.objects.get(user=learner, purpose=MockExam.PURPOSE)
+
+    page = client.get(reverse("mock_exam")).content.decode()
+
+    assert f"time is up {moment_text(exam.deadline)}." in page  # "at 14:30" today, the day too otherwise
