@@ -122,7 +122,9 @@ DATABASES = {
         conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "60")),
     )
 }
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool("DATABASE_PREPARED_STATEMENTS", True):
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"]["ENGINE"] = "studyapp.postgresql"  # Django's, reading timestamps faster (see there)
+if DATABASES["default"]["ENGINE"] == "studyapp.postgresql" and env_bool("DATABASE_PREPARED_STATEMENTS", True):
     # Parameters sent apart from the SQL, and a statement run five times on a connection
     # prepared there: PostgreSQL then skips parsing and planning it, which took longer than
     # running it (the question page's slot read: 0.4 ms of planning, 0.07 ms of execution).

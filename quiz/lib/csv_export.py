@@ -36,7 +36,13 @@ def csv_chunks(rows):
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     for count, row in enumerate(rows, start=1):
-        writer.writerow([spreadsheet_safe(value) for value in row])
+        # The cheap test inline (most cells are numbers, or text starting with a letter): a
+        # call per cell was a fifth of the time a download of 20,000 rows took.
+        writer.writerow([
+            spreadsheet_safe(value) if isinstance(value, str) and value and (value[0] in RISKY_FIRST or not value[0].isascii())
+            else value
+            for value in row
+        ])
         if count % ROWS_PER_CHUNK == 0:
             yield buffer.getvalue()
             buffer.seek(0)
