@@ -250,9 +250,6 @@ class Attempt(models.Model):
             return None
         return self.finished_at - self.started_at
 
-    def next_unanswered_slot(self):
-        return self.slots.filter(answered_at__isnull=True).order_by("position").first()
-
     def record_answer(self, slot, number, *, now=None, claim=False, savepoint=True, rating=None):
         """Save the learner's pick (the 1-based number of a choice as shown); True if recorded.
 

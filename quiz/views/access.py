@@ -6,7 +6,7 @@ from functools import wraps
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import connection
-from django.db.models import BooleanField, Exists, F, FilteredRelation, OuterRef, Q
+from django.db.models import BooleanField, Exists, F, FilteredRelation, OuterRef, Q, Subquery
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Now
 from django.http import Http404
@@ -122,6 +122,37 @@ _ANSWERING = AttemptSlot.objects.select_related("attempt", "question").annotate(
     ),
 ).select_related("memory")
 _SLOTS_TO_ANSWER = PreparedQuery(lambda **values: _one_slot(_ANSWERING, **values), **_PLACEHOLDERS)
+
+# Where an attempt stands, for the `attempt` view that "Next question" and "Continue" lead to:
+# the attempt with its set and the position of its first open question, read with the session
+# (one statement where it took three).
+_ATTEMPT_AND_NEXT_OPEN = PreparedQuery(
+    lambda attempt: Attempt.objects.select_related("question_set").annotate(
+        next_open_position=Subquery(
+            AttemptSlot.objects.filter(attempt=OuterRef("pk"), answered_at__isnull=True)
+            .order_by("position")
+            .values("position")[:1]
+        )
+    ).filter(pk=attempt)[:1],
+    attempt=_PLACEHOLDERS["attempt"],
+)
+
+
+def attempt_read(request, attempt_id):
+    """The read `own_attempt_with_next_or_404` makes, for the `attempt` view's mark."""
+    return _ATTEMPT_AND_NEXT_OPEN, {"attempt": attempt_id}
+
+
+def own_attempt_with_next_or_404(request, attempt_id):
+    """The learner's own attempt, with `next_open_position` (None when every question is
+    answered); 404 for anyone else's. Read by its id alone (with the session, where the view is
+    marked), then checked to be theirs."""
+    attempt = read_ahead(request, *attempt_read(request, attempt_id))
+    if attempt is None or attempt.user_id != request.user.pk:
+        raise Http404("No such attempt in your attempts.")
+    attempt.user = request.user  # the same row, as checked above
+    return attempt
+
 
 # The editor's fetches: only the user's own content, never the library (the admin edits it)
 # nor what others share; a retired item is not editable.

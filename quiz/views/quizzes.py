@@ -16,7 +16,14 @@ from quiz.models import Attempt, AttemptSlot, MockExam, Question, QuestionSet, R
 from quiz.study.answers import submit_answer
 from quiz.study.catch_up import finish_and_release
 
-from .access import own_attempt_or_404, own_slot_or_404, reads_with_session, slot_read
+from .access import (
+    attempt_read,
+    own_attempt_or_404,
+    own_attempt_with_next_or_404,
+    own_slot_or_404,
+    reads_with_session,
+    slot_read,
+)
 
 HELD_BACK = (
     "An assignment of your class holds these questions back until its due date: practise them after it."
@@ -42,23 +49,24 @@ def start_attempt(request, set_id):
     return redirect(attempt)
 
 
+@reads_with_session(attempt_read)
 @require_safe
 @login_required
 def attempt(request, attempt_id):
     """Where an attempt stands: the next unanswered question, or the results."""
-    attempt = own_attempt_or_404(request, attempt_id)
+    attempt = own_attempt_with_next_or_404(request, attempt_id)
     results = reverse("attempt_results", args=[attempt.pk])
     if _close_if_time_is_up(request, attempt):
         return navigate(request, results)
-    slot = None if attempt.is_finished else attempt.next_unanswered_slot()
-    if slot is None:
+    position = None if attempt.is_finished else attempt.next_open_position
+    if position is None:
         if not attempt.is_finished and not attempt.shows_feedback_per_question:
             # Deferred feedback: every question answered, still open until "Submit all and finish".
             return navigate(request, reverse("attempt_summary", args=[attempt.pk]))
         if not attempt.is_finished:  # every slot answered but never closed (two last answers at once)
             finish_and_release(attempt, finished_at=attempt.last_answered_at)
         return navigate(request, results)
-    return redirect("attempt_question", attempt_id=attempt.pk, position=slot.position)
+    return redirect("attempt_question", attempt_id=attempt.pk, position=position)
 
 
 @reads_with_session(slot_read)
