@@ -13,6 +13,8 @@ import psycopg
 import pytest
 from django.db import connection
 from django.db.backends.postgresql.psycopg_any import register_tzloader
+from django.test import override_settings
+from psycopg.pq import Format
 
 from quiz.models import Attempt
 from studyapp.postgresql.base import UtcTimestampLoader
@@ -43,12 +45,16 @@ def test_the_settings_run_a_postgresql_database_on_this_backend():
     assert engine == "studyapp.postgresql"
 
 
+def loader_of(cursor):
+    """The loader a Django cursor reads a timestamptz with (Django may register its own on it)."""
+    adapters = cursor.cursor.adapters
+    return adapters.get_loader(adapters.types["timestamptz"].oid, Format.TEXT)
+
+
 @pytest.mark.django_db
 def test_timestamps_read_as_django_reads_them_in_utc():
-    connection.ensure_connection()
-    adapters = connection.connection.adapters
-    assert adapters.get_loader(adapters.types["timestamptz"].oid, 0) is UtcTimestampLoader
     with connection.cursor() as cursor:
+        assert loader_of(cursor) is UtcTimestampLoader
         ours = read(cursor, MOMENTS)
     with connection.cursor() as cursor:
         register_tzloader(timezone.utc, cursor.cursor)  # Django's own loader, on this cursor alone
@@ -66,6 +72,8 @@ def test_a_model_and_a_server_side_cursor_read_the_same_moment():
     Attempt.objects.filter(pk=attempt.pk).update(started_at=started)
 
     assert Attempt.objects.get(pk=attempt.pk).started_at == started
+    with connection.chunked_cursor() as cursor:  # what .iterator() reads through
+        assert loader_of(cursor) is UtcTimestampLoader
     streamed = list(Attempt.objects.filter(pk=attempt.pk).values_list("started_at", flat=True).iterator(chunk_size=10))
     assert streamed == [started] and streamed[0].tzinfo is timezone.utc
 
@@ -78,3 +86,14 @@ def test_the_compiled_loader_is_only_for_a_session_in_utc():
         assert not connection.compiled_loader_fits(other)
         other.execute("SET TIME ZONE 'UTC'")
         assert connection.compiled_loader_fits(other)
+
+
+@pytest.mark.django_db
+def test_without_time_zones_django_reads_naive_timestamps_with_its_own_loader():
+    with override_settings(USE_TZ=False, TIME_ZONE="Europe/Paris"):
+        with connection.cursor() as cursor:
+            assert loader_of(cursor) is not UtcTimestampLoader
+            (moment,) = read(cursor, MOMENTS[:1])
+        assert moment.tzinfo is None
+    with connection.cursor() as cursor:
+        assert loader_of(cursor) is UtcTimestampLoader  # back on, for the rest of the suite

@@ -9,7 +9,11 @@ one timestamp each, the Python loader was a third of the time the rows took to r
 reads a dozen timestamps (the session's expiry, the attempt's times), so each gains a little.
 
 Only then: with another connection time zone (USE_TZ off, or a TIME_ZONE in the database
-settings), or without the compiled package, this is Django's backend unchanged.
+settings), with a connection pool (`OPTIONS["pool"]`, whose connections Django configures in the
+pool's callback), or without the compiled package, this is Django's backend unchanged. The zone
+is checked when the connection is made; the app never changes it afterwards (after a `SET TIME
+ZONE` this loader would give the right moment in the new zone, Django's that zone's wall-clock
+time marked as UTC).
 settings.py names this one as the ENGINE whenever the database is PostgreSQL.
 """
 
