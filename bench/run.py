@@ -11,7 +11,8 @@ as a browser does; the answer's clients are as many learners of the class, each 
 attempt of their own in order (four clients on one attempt measured how answers to the same
 attempt wait for each other, and ran out of questions in half a second); the query count and
 the server time (median of BENCH_REPEAT, default 9, after ten warm-up requests, measured in this
-process with Django's test client on the same database) tell what a page costs apart from the
+process with Django's test client on the same database, in BENCH_SERVER_ROUNDS rounds, default 3,
+the sizes taking turns: the median of the rounds') tell what a page costs apart from the
 network. Each page's CPU per request under that load comes from /proc: the app's (gunicorn's
 workers, SQLite included), PostgreSQL's processes, and the bench's own clients; a busy machine
 moves it far less than requests/s, and the app and database's against the bare page's is the
@@ -22,6 +23,7 @@ size against the smallest. A benchmark, not a test: it prints.
 
 import contextlib
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -41,6 +43,10 @@ DATABASES = os.environ.get("BENCH_DATABASES", "sqlite postgres").split()
 CLIENTS = int(os.environ.get("BENCH_CLIENTS", "4"))
 SECONDS = float(os.environ.get("BENCH_SECONDS", "3"))
 REPEAT = int(os.environ.get("BENCH_REPEAT", "9"))
+# Rounds of that in-process server time per page, the sizes taking turns (the median of the
+# rounds' medians is reported): on a machine whose speed drifts, one median of nine per size at
+# one moment made a page's "1M vs 10k" swing both ways, by up to twice, from run to run.
+SERVER_ROUNDS = int(os.environ.get("BENCH_SERVER_ROUNDS", "3"))
 # Requests before the server time is measured: psycopg prepares a statement on its fifth run on a
 # connection and PostgreSQL plans the first five runs of a prepared statement afresh before it
 # keeps a generic plan, so a page's tenth request is the first as warm as a busy server's (the
@@ -242,11 +248,19 @@ def measure(kind):
             setups.append((answers, env, ids, server, iter(range(1, QUESTIONS + 1))))
         results = {answers: [] for answers in SIZES}
         for index in range(len(pages(setups[0][2]))):
+            rates, timings = {}, {answers: [] for answers in SIZES}
             for answers, env, ids, server, positions in setups:
                 name, who, method, url = pages(ids)[index]
                 database_name = env["DATABASE_URL"].rsplit("/", 1)[1] if kind == "postgres" else None
-                per_second, cpu = rate(server, who, method, url, ids["answering"], database_name)
-                results[answers].append((name, per_second, *server_side(env, who, method, url, positions), cpu))
+                rates[answers] = name, *rate(server, who, method, url, ids["answering"], database_name)
+            for round_number in range(SERVER_ROUNDS):
+                for answers, env, ids, server, positions in setups[:: 1 if round_number % 2 == 0 else -1]:
+                    name, who, method, url = pages(ids)[index]
+                    timings[answers].append(server_side(env, who, method, url, positions))
+            for answers in SIZES:
+                name, per_second, cpu = rates[answers]
+                queries = timings[answers][-1][0]
+                results[answers].append((name, per_second, queries, statistics.median(ms for _, ms in timings[answers]), cpu))
     for answers, _, ids, *_ in setups:
         report(kind, answers, ids, results[answers])
     compare(kind, results)
