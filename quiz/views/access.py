@@ -46,6 +46,15 @@ def read_ahead(request, query, values):
     return query.first(**values)
 
 
+def _learners_own(request, attempt, missing):
+    """A read made by its address alone (with the session's, which cannot know the user yet)
+    found `attempt`: the signed-in learner's, or a 404 saying `missing` (also when it found
+    nothing). Theirs: it takes the request's user, the same row."""
+    if attempt is None or attempt.user_id != request.user.pk:
+        raise Http404(missing)
+    attempt.user = request.user
+
+
 def slot_read(request, attempt_id, position):
     """The read `own_slot_or_404` makes for attempt_question (an answer's, for a POST)."""
     return _slot_read(attempt_id, position, answering=request.method == "POST")
@@ -64,10 +73,7 @@ def own_slot_or_404(request, attempt_id, position, *, answering=False):
     of this question (`slot.memory`, None when new), so recording and rating the answer need
     no read of their own."""
     slot = read_ahead(request, *_slot_read(attempt_id, position, answering=answering))
-    # Read by its address alone (the session's read cannot know the user yet): theirs, or none.
-    if slot is None or slot.attempt.user_id != request.user.pk:
-        raise Http404("No such question in your attempts.")
-    slot.attempt.user = request.user  # the same row, as checked above
+    _learners_own(request, slot and slot.attempt, "No such question in your attempts.")
     if answering:
         slot.memory = getattr(slot, "memory", None)  # the outer join sets nothing when there is no row
     return slot
@@ -148,9 +154,7 @@ def own_attempt_with_next_or_404(request, attempt_id):
     answered); 404 for anyone else's. Read by its id alone (with the session, where the view is
     marked), then checked to be theirs."""
     attempt = read_ahead(request, *attempt_read(request, attempt_id))
-    if attempt is None or attempt.user_id != request.user.pk:
-        raise Http404("No such attempt in your attempts.")
-    attempt.user = request.user  # the same row, as checked above
+    _learners_own(request, attempt, "No such attempt in your attempts.")
     return attempt
 
 
