@@ -353,6 +353,17 @@ def test_the_header_links_follow_the_prefix_the_site_is_served_under():
     assert 'href="/accounts/login/"' in header_links(None)["header_nav"]
 
 
+def test_every_page_loads_the_stylesheet_icon_and_scripts_after_the_htmx_config(client, learner_client):
+    # Rendered once per process: the tags, in order, on a visitor's page and a learner's.
+    for html in (client.get(reverse("login")).content.decode(), learner_client.get(reverse("browse")).content.decode()):
+        head = html.split("</head>", 1)[0]
+        order = [head.find(part) for part in (
+            'name="htmx-config"', '<link rel="stylesheet" href="/static/css/app.', '<link rel="icon" href="/static/favicon.',
+            '<script src="/static/django_htmx/htmx', '<script src="/static/js/app.',
+        )]
+        assert -1 not in order and order == sorted(order), order
+
+
 def test_a_page_that_finds_no_view_still_knows_who_is_signed_in(learner_client, learner):
     # The user is read when the view is known; a 404 from the URLs alone reads it when asked.
     response = learner_client.get("/no-such-page/")
