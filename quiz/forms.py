@@ -94,18 +94,21 @@ class ShownChoiceForm(forms.Form):
 
 
 class AnswerForm(ShownChoiceForm):
-    """A quiz question's answer: the number picked among the slot's choices as shown."""
+    """A quiz question's answer: the number picked among the slot's choices as shown. It checks
+    what a POST sent; the question page lists the choices with `choice_rows`, so showing a
+    question builds no form (a fortieth of the page's work)."""
 
     def __init__(self, slot, *args, **kwargs):
-        self.texts = slot.choice_texts
-        super().__init__(*args, choice_count=len(self.texts), **kwargs)
+        super().__init__(*args, choice_count=len(slot.choice_texts), **kwargs)
 
-    def options(self):
-        """(number, text, checked) for each choice as shown: texts only, nothing about which is
-        right; the learner's pick is checked again when the page comes back with an error, and
-        a saved answer they may still change (deferred feedback) is checked from `initial`."""
-        picked = self.data.get("choice") if self.is_bound else str(self.initial.get("choice"))
-        return [(number, text, str(number) == picked) for number, text in enumerate(self.texts, start=1)]
+
+def choice_rows(slot, picked):
+    """(number, text, checked) for each of the slot's choices as shown: texts only, nothing
+    about which is right. `picked` (a number, or the text a POST sent) is checked: the saved
+    answer a learner may still change (deferred feedback), or their pick when the page comes
+    back with an error."""
+    picked = str(picked)
+    return [(number, text, str(number) == picked) for number, text in enumerate(slot.choice_texts, start=1)]
 
 
 class FlagForm(forms.Form):

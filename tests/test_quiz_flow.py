@@ -165,6 +165,19 @@ def test_an_empty_answer_re_renders_the_question_with_a_message(learner_client, 
     assert not attempt.slots.filter(answered_at__isnull=False).exists()
 
 
+def test_a_choice_not_shown_re_renders_the_question_with_a_message_and_nothing_picked(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+    count = len(attempt.slots.get(position=1).choice_texts)
+
+    response = learner_client.post(question_url(attempt, 1), {"choice": str(count + 1)})
+
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert "Pick one of the choices." in html
+    assert html.count('name="choice"') == count and " checked" not in html
+    assert not attempt.slots.filter(answered_at__isnull=False).exists()
+
+
 def test_next_goes_to_the_first_unanswered_question(learner_client, learner, question_set):
     attempt = start_attempt(learner, question_set)
     slot = attempt.slots.get(position=1)

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from quiz.forms import AnswerForm, FlagForm, StartAttemptForm
+from quiz.forms import AnswerForm, FlagForm, StartAttemptForm, choice_rows
 from quiz.lib.http import navigate, render_page
 from quiz.models import Attempt, AttemptSlot, MockExam, Question, QuestionSet, ReviewLog, score_by_topic
 from quiz.study.answers import submit_answer
@@ -105,9 +105,10 @@ def _answer(request, slot):
     if changeable or not slot.is_answered:
         if attempt.is_finished:
             return HttpResponseBadRequest("This attempt is finished; it takes no more answers.")
-        form = AnswerForm(slot, request.POST, initial={"choice": slot.chosen_index})
+        form = AnswerForm(slot, request.POST)
         if not form.is_valid():
-            return _render_question(request, attempt, slot, form, status=400)
+            options = choice_rows(slot, form.data.get("choice"))
+            return _render_question(request, attempt, slot, options, errors=form.errors["choice"], status=400)
         if slot.held_back and attempt.assignment_id is None:
             messages.info(request, HELD_BACK)
             return HttpResponseForbidden(HELD_BACK)
@@ -123,8 +124,7 @@ def _show_question(request, slot):
     attempt = slot.attempt
     if (results := _results_instead(request, attempt, shown=slot)) is not None:
         return results
-    form = AnswerForm(slot, initial={"choice": slot.chosen_index})
-    return _render_question(request, attempt, slot, form)
+    return _render_question(request, attempt, slot, choice_rows(slot, slot.chosen_index))
 
 
 def _results_instead(request, attempt, *, shown=None):
@@ -165,10 +165,10 @@ def _saved_position(request, attempt):
     return int(value) if value.isascii() and value.isdigit() and 1 <= int(value) <= attempt.question_count else None
 
 
-def _render_question(request, attempt, slot, form, status=200):
+def _render_question(request, attempt, slot, options, errors=(), status=200):
     here = request.path  # this question's address: only attempt_question renders it
     context = {
-        "attempt": attempt, "slot": slot, "form": form, "here": here,
+        "attempt": attempt, "slot": slot, "options": options, "errors": errors, "here": here,
         # Deferred feedback: the answer may change until the attempt is submitted.
         "changeable": not attempt.shows_feedback_per_question and not attempt.is_finished,
         # An attempt with feedback per question whose assignment came to show answers only after
