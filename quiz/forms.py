@@ -95,14 +95,14 @@ class ShownChoiceForm(forms.Form):
 
 class AnswerForm(ShownChoiceForm):
     """A quiz question's answer: the number picked among the slot's choices as shown. It checks
-    what a POST sent; the question page lists the choices with `choice_rows`, so showing a
+    what a POST sent; the question page lists the choices with `answer_options`, so showing a
     question builds no form (a fortieth of the page's work)."""
 
     def __init__(self, slot, *args, **kwargs):
         super().__init__(*args, choice_count=len(slot.choice_texts), **kwargs)
 
 
-def choice_rows(slot, picked):
+def answer_options(slot, picked):
     """(number, text, checked) for each of the slot's choices as shown: texts only, nothing
     about which is right. `picked` (a number, or the text a POST sent) is checked: the saved
     answer a learner may still change (deferred feedback), or their pick when the page comes

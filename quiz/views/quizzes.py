@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from quiz.forms import AnswerForm, FlagForm, StartAttemptForm, choice_rows
+from quiz.forms import AnswerForm, FlagForm, StartAttemptForm, answer_options
 from quiz.lib.http import navigate, render_page
 from quiz.models import Attempt, AttemptSlot, MockExam, Question, QuestionSet, ReviewLog, score_by_topic
 from quiz.study.answers import submit_answer
@@ -107,7 +107,7 @@ def _answer(request, slot):
             return HttpResponseBadRequest("This attempt is finished; it takes no more answers.")
         form = AnswerForm(slot, request.POST)
         if not form.is_valid():
-            options = choice_rows(slot, form.data.get("choice"))
+            options = answer_options(slot, form.data.get("choice"))
             return _render_question(request, attempt, slot, options, errors=form.errors["choice"], status=400)
         if slot.held_back and attempt.assignment_id is None:
             messages.info(request, HELD_BACK)
@@ -124,7 +124,7 @@ def _show_question(request, slot):
     attempt = slot.attempt
     if (results := _results_instead(request, attempt, shown=slot)) is not None:
         return results
-    return _render_question(request, attempt, slot, choice_rows(slot, slot.chosen_index))
+    return _render_question(request, attempt, slot, answer_options(slot, slot.chosen_index))
 
 
 def _results_instead(request, attempt, *, shown=None):
