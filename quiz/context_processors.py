@@ -55,7 +55,8 @@ def _nav(script_prefix, urlconf, signed_in, instructor):
 
 
 # Hashed names come from the manifest `collectstatic` wrote, which changes only with a deploy
-# (a new process). No nonce: the policy allows this site's own scripts (settings.CONTENT_SECURITY_POLICY).
+# (a new process). Not kept per script prefix as the links are: Django fixes STATIC_URL with the
+# first prefix it sees. No nonce: the policy allows this site's own scripts (settings.CONTENT_SECURITY_POLICY).
 @lru_cache(maxsize=1)
 def _head_assets():
     addresses = {name: static(path) for name, path in ASSETS.items()}

@@ -94,9 +94,9 @@ class ShownChoiceForm(forms.Form):
 
 
 class AnswerForm(ShownChoiceForm):
-    """A quiz question's answer: the number picked among the slot's choices as shown. It checks
-    what a POST sent; the question page lists the choices with `answer_options`, so showing a
-    question builds no form (a fortieth of the page's work)."""
+    """A quiz question's answer: the number picked among the slot's choices as shown. It only
+    validates what a POST sent: the question page lists the choices with `answer_options`, so
+    showing a question builds no form."""
 
     def __init__(self, slot, *args, **kwargs):
         super().__init__(*args, choice_count=len(slot.choice_texts), **kwargs)
@@ -104,9 +104,9 @@ class AnswerForm(ShownChoiceForm):
 
 def answer_options(slot, picked):
     """(number, text, checked) for each of the slot's choices as shown: texts only, nothing
-    about which is right. `picked` (a number, or the text a POST sent) is checked: the saved
-    answer a learner may still change (deferred feedback), or their pick when the page comes
-    back with an error."""
+    about which is right. The radio of `picked` is ticked: the saved answer a learner may still
+    change (deferred feedback), or what a refused POST sent (never a shown number, so nothing is
+    ticked). None, for a question not answered yet, ticks none."""
     picked = str(picked)
     return [(number, text, str(number) == picked) for number, text in enumerate(slot.choice_texts, start=1)]
 

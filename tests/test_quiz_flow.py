@@ -178,6 +178,17 @@ def test_a_choice_not_shown_re_renders_the_question_with_a_message_and_nothing_p
     assert not attempt.slots.filter(answered_at__isnull=False).exists()
 
 
+def test_with_htmx_a_refused_answer_swaps_in_the_card_with_its_message(learner_client, learner, question_set):
+    attempt = start_attempt(learner, question_set)
+
+    response = learner_client.post(question_url(attempt, 1), {"choice": "x"}, **HTMX)
+
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert '<section id="question-card"' in html and "<html" not in html
+    assert "Pick one of the choices." in html and " checked" not in html
+
+
 def test_next_goes_to_the_first_unanswered_question(learner_client, learner, question_set):
     attempt = start_attempt(learner, question_set)
     slot = attempt.slots.get(position=1)
