@@ -105,8 +105,7 @@ class AnswerForm(ShownChoiceForm):
 def answer_options(slot, picked):
     """(number, text, checked) for each of the slot's choices as shown: texts only, nothing
     about which is right. The radio of `picked` is ticked: the saved answer a learner may still
-    change (deferred feedback), or what a refused POST sent (never a shown number, so nothing is
-    ticked). None, for a question not answered yet, ticks none."""
+    change (deferred feedback); None, for a question not answered yet, ticks none."""
     picked = str(picked)
     return [(number, text, str(number) == picked) for number, text in enumerate(slot.choice_texts, start=1)]
 

@@ -103,6 +103,10 @@ def test_a_bad_choice_is_refused_and_keeps_the_saved_answer(learner_client, atte
     slot.refresh_from_db()
     assert response.status_code == 400
     assert slot.chosen_index == wrong_number(slot)
+    # The page says so too: the message, and the saved answer still ticked, alone.
+    html = response.content.decode()
+    assert "Pick one of the choices." in html
+    assert f'name="choice" value="{wrong_number(slot)}" required checked' in html and html.count(" checked") == 1
 
 
 def test_immediate_feedback_answers_stay_final(learner_client, learner, question_set):

@@ -107,7 +107,8 @@ def _answer(request, slot):
             return HttpResponseBadRequest("This attempt is finished; it takes no more answers.")
         form = AnswerForm(slot, request.POST)
         if not form.is_valid():
-            options = answer_options(slot, form.data.get("choice"))
+            # What was sent is no shown number: the saved answer, if any, stays ticked, as it stays saved.
+            options = answer_options(slot, slot.chosen_index)
             return _render_question(request, attempt, slot, options, errors=form.errors["choice"], status=400)
         if slot.held_back and attempt.assignment_id is None:
             messages.info(request, HELD_BACK)
