@@ -95,19 +95,11 @@ class ShownChoiceForm(forms.Form):
 
 class AnswerForm(ShownChoiceForm):
     """A quiz question's answer: the number picked among the slot's choices as shown. It only
-    validates what a POST sent: the question page lists the choices with `answer_options`, so
-    showing a question builds no form."""
+    validates what a POST sent: the question page lists the slot's `answer_options`, so showing
+    a question builds no form."""
 
     def __init__(self, slot, *args, **kwargs):
-        super().__init__(*args, choice_count=len(slot.choice_texts), **kwargs)
-
-
-def answer_options(slot, picked):
-    """(number, text, checked) for each of the slot's choices as shown: texts only, nothing
-    about which is right. The radio of `picked` is ticked: the saved answer a learner may still
-    change (deferred feedback); None, for a question not answered yet, ticks none."""
-    picked = str(picked)
-    return [(number, text, str(number) == picked) for number, text in enumerate(slot.choice_texts, start=1)]
+        super().__init__(*args, choice_count=len(slot.shown_choices), **kwargs)
 
 
 class FlagForm(forms.Form):

@@ -109,6 +109,13 @@ class AttemptSlot(models.Model):
         return [choice["text"] for choice in self.shown_choices]
 
     @property
+    def answer_options(self):
+        """The question page's choices before feedback: (number, text, ticked) for each as shown,
+        the saved answer ticked (deferred feedback lets the learner change it), nothing about
+        correctness."""
+        return [(number, c["text"], number == self.chosen_index) for number, c in enumerate(self.shown_choices, start=1)]
+
+    @property
     def review(self):
         """The choices as shown, with the learner's pick and the right one, for feedback."""
         return [

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from quiz.forms import AnswerForm, FlagForm, StartAttemptForm, answer_options
+from quiz.forms import AnswerForm, FlagForm, StartAttemptForm
 from quiz.lib.http import navigate, render_page
 from quiz.models import Attempt, AttemptSlot, MockExam, Question, QuestionSet, ReviewLog, score_by_topic
 from quiz.study.answers import submit_answer
@@ -108,8 +108,7 @@ def _answer(request, slot):
         form = AnswerForm(slot, request.POST)
         if not form.is_valid():
             # What was sent is no shown number: the saved answer, if any, stays ticked, as it stays saved.
-            options = answer_options(slot, slot.chosen_index)
-            return _render_question(request, attempt, slot, options, errors=form.errors["choice"], status=400)
+            return _render_question(request, attempt, slot, errors=form.errors["choice"], status=400)
         if slot.held_back and attempt.assignment_id is None:
             messages.info(request, HELD_BACK)
             return HttpResponseForbidden(HELD_BACK)
@@ -125,7 +124,7 @@ def _show_question(request, slot):
     attempt = slot.attempt
     if (results := _results_instead(request, attempt, shown=slot)) is not None:
         return results
-    return _render_question(request, attempt, slot, answer_options(slot, slot.chosen_index))
+    return _render_question(request, attempt, slot)
 
 
 def _results_instead(request, attempt, *, shown=None):
@@ -166,10 +165,10 @@ def _saved_position(request, attempt):
     return int(value) if value.isascii() and value.isdigit() and 1 <= int(value) <= attempt.question_count else None
 
 
-def _render_question(request, attempt, slot, options, errors=(), status=200):
+def _render_question(request, attempt, slot, errors=(), status=200):
     here = request.path  # this question's address: only attempt_question renders it
     context = {
-        "attempt": attempt, "slot": slot, "options": options, "errors": errors, "here": here,
+        "attempt": attempt, "slot": slot, "errors": errors, "here": here,
         # Deferred feedback: the answer may change until the attempt is submitted.
         "changeable": not attempt.shows_feedback_per_question and not attempt.is_finished,
         # An attempt with feedback per question whose assignment came to show answers only after
