@@ -67,7 +67,9 @@ def pages(ids):
         ("bare (yardstick)", "demo", "get", "/bench/bare/"),
         ("dashboard", "demo", "get", "/"),
         ("question", "demo", "get", f"/attempts/{ids['attempt']}/questions/1/"),
-        ("answer POST", "demo", "answer", f"/attempts/{ids['attempt']}/questions/"),
+        ("answer POST", "demo", "answer", "/attempts/{attempt}/questions/{position}/"),
+        # The least an answer can cost with its durable writes (quiz.views.health.answer_floor).
+        ("answer floor", "demo", "floor", "/bench/answer-floor/{attempt}/{position}/"),
         ("review due", "demo", "get", "/review/"),
         ("my attempts", "demo", "get", "/attempts/"),
         ("attempt results", "demo", "get", f"/attempts/{ids['finished']}/results/"),
@@ -83,20 +85,24 @@ def pages(ids):
 PREPARE = f"""
 from quiz.models import *
 questions = list(Question.objects.order_by("pk")[:{QUESTIONS}])
-def bench_attempt(username):
+def bench_attempt(username, purpose="bench"):
     user = User.objects.get(username=username)
-    return Attempt.objects.start_custom(user=user, purpose="bench", title="Bench", questions=questions, feedback="immediate")
+    return Attempt.objects.start_custom(user=user, purpose=purpose, title="Bench", questions=questions, feedback="immediate")
 demo = User.objects.get(username="demo")
 attempt = bench_attempt("demo")  # answered in this process (server_side)
 # Each client answers as a learner of its own, in an attempt of its own, as a class does:
 # answers to one attempt are taken in turn (each holds the attempt's row until it commits).
 answering = [bench_attempt(f"demo_learner{{n}}").pk for n in range({CLIENTS})]
+# The answer floor's, apart: each of its POSTs needs a question still open.
+floor = bench_attempt("demo", "bench floor")
+floors = [bench_attempt(f"demo_learner{{n}}", "bench floor").pk for n in range({CLIENTS})]
 finished = Attempt.objects.for_user(demo).finished().order_by("-started_at").first()
 classroom = Classroom.objects.get(name="Demo class")
 assignment = classroom.assignments.order_by("pk").first()  # Week 1: the whole class took it
 sizes = (Attempt.objects.filter(assignment__classroom=classroom).count(), assignment.attempts.count(),
          Attempt.objects.for_user(demo).count() - 1)
-print(attempt.pk, finished.pk, classroom.pk, assignment.pk, *sizes, ",".join(map(str, answering)))
+print(attempt.pk, finished.pk, classroom.pk, assignment.pk, *sizes, ",".join(map(str, answering)), floor.pk,
+      ",".join(map(str, floors)))
 """
 
 
@@ -109,20 +115,27 @@ def prepare(env, answers):
     result = subprocess.run([sys.executable, "manage.py", "shell", "-c", PREPARE], cwd=ROOT, env=env,
                             capture_output=True, text=True, check=True)
     names = ("attempt", "finished", "classroom", "assignment", "class_attempts", "assignment_attempts", "demo_attempts",
-             "answering")
+             "answering", "floor", "floors")
     ids = dict(zip(names, result.stdout.strip().splitlines()[-1].split()))
-    ids["answering"] = ids["answering"].split(",")
+    ids["answering"], ids["floors"] = ids["answering"].split(","), ids["floors"].split(",")
     return ids
 
 
-def rate(server, who, method, url, answering=(), database=None):
+# The pages that answer: {method: (the ids of demo's attempt, of the clients' attempts)}. Their
+# URLs take the attempt and the position of the question answered.
+ANSWERING = {"answer": ("attempt", "answering"), "floor": ("floor", "floors")}
+
+
+def rate(server, who, method, url, ids, database=None):
     """Requests/s of CLIENTS threads, and their CPU per request (`cpu_seconds`). An answer's
-    clients are the learners `demo_learner0`.. each answering their own attempt (`answering`)
-    in order, as learners of a class do. `database`: PostgreSQL's name of the server's database."""
+    clients are the learners `demo_learner0`.. each answering their own attempt (`ids`, under
+    ANSWERING) in order, as learners of a class do. `database`: PostgreSQL's name of the
+    server's database."""
+    answering = ids[ANSWERING[method][1]] if method in ANSWERING else ()
     browsers = []
     for index in range(CLIENTS):
         browser = Browser()
-        learner = f"demo_learner{index}" if method == "answer" else who
+        learner = f"demo_learner{index}" if answering else who
         browser.post_form(f"{server}/accounts/login/", {"username": learner, "password": PASSWORD})
         browsers.append(browser)
     before = cpu_seconds(server, database)
@@ -132,10 +145,11 @@ def rate(server, who, method, url, answering=(), database=None):
     def loop(index):
         browser = browsers[index]
         while time.monotonic() < stop:
-            if method == "answer":
+            if answering:
                 if done[index] == QUESTIONS:
                     return
-                browser.location(f"{server}/attempts/{answering[index]}/questions/{done[index] + 1}/", {"choice": "1"})
+                answer = url.format(attempt=answering[index], position=done[index] + 1)
+                browser.location(f"{server}{answer}", {"choice": "1"})
             else:
                 fetch(browser, f"{server}{url}")
             done[index] += 1
@@ -192,8 +206,13 @@ def fetch(browser, url):
         error.read()
 
 
-def server_side(env, who, method, url, positions):
-    """(queries, median server ms) in this process, through Django's test client."""
+def server_side(env, who, method, url, ids, positions=None):
+    """(queries, median server ms) in this process, through Django's test client. An answering
+    page answers demo's attempt at the next of `positions`."""
+    answering = method in ANSWERING
+    if answering:
+        url = url.format(attempt=ids[ANSWERING[method][0]], position="{position}")
+    visits = [next(positions) if answering else 0 for _ in range(REPEAT + WARMUP)]
     script = f"""
 import statistics, time
 from django.db import connection
@@ -203,11 +222,11 @@ from quiz.models import User
 client = Client()
 client.force_login(User.objects.get(username={who!r}))
 times, counts = [], []
-for position in {[next(positions) for _ in range(REPEAT + WARMUP)] if method == "answer" else [0] * (REPEAT + WARMUP)}:
+for position in {visits}:
     with CaptureQueriesContext(connection) as queries:
         start = time.perf_counter()
-        if {method!r} == "answer":
-            response = client.post({url!r} + f"{{position}}/", {{"choice": "1"}})
+        if {answering}:
+            response = client.post({url!r}.format(position=position), {{"choice": "1"}})
         else:
             response = client.get({url!r}, HTTP_ACCEPT_ENCODING={ACCEPT_ENCODING!r})
             if hasattr(response, "streaming_content"):
@@ -245,18 +264,19 @@ def measure(kind):
             env = production_env(url, Path(tmp) / f"static{answers}", DJANGO_BENCHMARK="1")
             ids = prepare(env, answers)
             (server,) = stack.enter_context(gunicorn_servers(env, count=1, workers=2))
-            setups.append((answers, env, ids, server, iter(range(1, QUESTIONS + 1))))
+            # Each answering page answers demo's attempt of its own, question after question.
+            setups.append((answers, env, ids, server, {method: iter(range(1, QUESTIONS + 1)) for method in ANSWERING}))
         results = {answers: [] for answers in SIZES}
         for index in range(len(pages(setups[0][2]))):
             rates, timings = {}, {answers: [] for answers in SIZES}
             for answers, env, ids, server, positions in setups:
                 name, who, method, url = pages(ids)[index]
                 database_name = env["DATABASE_URL"].rsplit("/", 1)[1] if kind == "postgres" else None
-                rates[answers] = name, *rate(server, who, method, url, ids["answering"], database_name)
+                rates[answers] = name, *rate(server, who, method, url, ids, database_name)
             for round_number in range(SERVER_ROUNDS):
                 for answers, env, ids, server, positions in setups[:: 1 if round_number % 2 == 0 else -1]:
                     name, who, method, url = pages(ids)[index]
-                    timings[answers].append(server_side(env, who, method, url, positions))
+                    timings[answers].append(server_side(env, who, method, url, ids, positions.get(method)))
             for answers in SIZES:
                 name, per_second, cpu = rates[answers]
                 queries = timings[answers][-1][0]

@@ -1,11 +1,16 @@
 """The health check a load balancer or an uptime monitor polls (200 when this server can reach
-its database, 503 when it cannot), and the bare page `make bench` compares every page with."""
+its database, 503 when it cannot), and the two pages `make bench` sets the others against: the
+bare page, and the answer's floor."""
+
+import json
+from datetime import timedelta
 
 from django.contrib.auth.decorators import login_required
-from django.db import DatabaseError, connection
-from django.http import HttpResponse, JsonResponse
+from django.db import DatabaseError, connection, transaction
+from django.http import HttpResponse, HttpResponseBadRequest, HttpResponseRedirect, JsonResponse
+from django.utils import timezone
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_safe
+from django.views.decorators.http import require_POST, require_safe
 
 
 @require_safe
@@ -25,3 +30,70 @@ def bare(request):
     """The yardstick of `make bench`: a signed-in page that does nothing (session and user
     only). Mounted only when DJANGO_BENCHMARK is on."""
     return HttpResponse("ok", content_type="text/plain")
+
+
+@require_POST
+@login_required
+def answer_floor(request, attempt_id, position):
+    """What `make bench` sets the answer against: the same signed-in POST (its CSRF check
+    included) making an answer's durable writes, with fixed values and nothing else: no read of
+    the slot, no form, no FSRS, no ORM, plain SQL. No answer can cost less and keep what it
+    writes, so its ratio to the bare page is the ceiling of the answer's. Mounted only when
+    DJANGO_BENCHMARK is on; it writes real rows, so only into a benchmark's database."""
+    if not write_answer_floor(attempt_id, position, request.user.pk, timezone.now()):
+        return HttpResponseBadRequest("No open question at that position of your open attempt.")
+    return HttpResponseRedirect(request.path)
+
+
+# An answer's rows: its slot while unanswered in the learner's open attempt, the attempt, the
+# learner's memory of the question (a new one, or the one they have) and a review log row. On
+# PostgreSQL one statement, as the answer's own writes are (quiz.lib.prepared.InTurn), each
+# write only if the one before it was made; on SQLite one transaction.
+_FLOOR_SLOT = """UPDATE quiz_attemptslot SET chosen_index = 1, is_correct = false, answered_at = %(now)s,
+    scheduled_at = %(now)s, seconds_spent = 0 WHERE attempt_id = %(attempt)s AND position = %(position)s
+    AND answered_at IS NULL AND EXISTS (SELECT 1 FROM quiz_attempt WHERE id = %(attempt)s AND user_id = %(user)s
+    AND finished_at IS NULL AND (deadline IS NULL OR deadline >= %(now)s)) RETURNING question_id"""
+_FLOOR_ATTEMPT = "UPDATE quiz_attempt SET last_answered_at = %(now)s WHERE id = %(attempt)s{after} RETURNING id"
+_FLOOR_MEMORY = """INSERT INTO quiz_memorystate (user_id, kind, question_id, phase, step, stability, difficulty, due,
+    last_review, reps, lapses, last_rating) SELECT %(user)s, 'question', {question}, 3, 0, 2.5, 8.5, %(due)s, %(now)s,
+    1, 1, 1{source} ON CONFLICT (user_id, question_id) WHERE question_id IS NOT NULL DO UPDATE SET phase = 3, step = 0,
+    stability = 2.5, difficulty = 8.5, due = %(due)s, last_review = %(now)s, reps = quiz_memorystate.reps + 1,
+    lapses = quiz_memorystate.lapses + 1, last_rating = 1 RETURNING id"""
+_FLOOR_LOG = """INSERT INTO quiz_reviewlog (user_id, memory_id, source, rating, reviewed_at, was_new, retrievability,
+    due_after, state_before, answer, shown) SELECT %(user)s, {memory}, 'quiz', 1, %(now)s, false, 0.92, %(due)s,
+    %(state)s{cast}, '', %(shown)s{cast}{source} RETURNING id"""
+_FLOOR_TOGETHER = f"""WITH slot AS ({_FLOOR_SLOT}),
+    attempt AS ({_FLOOR_ATTEMPT.format(after=" AND EXISTS (SELECT 1 FROM slot)")}),
+    memory AS ({_FLOOR_MEMORY.format(question="slot.question_id", source=" FROM slot WHERE EXISTS (SELECT 1 FROM attempt)")}),
+    log AS ({_FLOOR_LOG.format(memory="memory.id", cast="::jsonb", source=" FROM memory")})
+    SELECT id FROM log"""
+_FLOOR_APART = (
+    _FLOOR_ATTEMPT.format(after=""),
+    _FLOOR_MEMORY.format(question="%(question)s", source=""),
+    _FLOOR_LOG.format(memory="%(memory)s", cast="", source=""),
+)
+# A log row's JSON, as long as an answer's: the memory state it replaced and the question shown.
+_FLOOR_STATE = {"phase": 2, "step": None, "stability": 43.9, "difficulty": 5.68, "due": "2026-12-01T22:08:17+00:00",
+                "last_review": "2026-11-01T22:08:17+00:00", "reps": 1, "lapses": 0, "last_rating": 3}
+_FLOOR_SHOWN = {"stem": "Demo question 12 of Demo set 1?", "explanation": "Because the demo says so.",
+                "choices": [{"text": f"Choice {n}", "correct": n == 1} for n in (4, 1, 3, 2)], "chosen": 1}
+
+
+def write_answer_floor(attempt_id, position, user_id, now):
+    """Write the floor's answer to the slot at `position` of the learner's open attempt; False
+    (and nothing written) when there is no such unanswered slot."""
+    values = {"attempt": attempt_id, "position": position, "user": user_id, "now": now,
+              "due": now + timedelta(minutes=10), "state": json.dumps(_FLOOR_STATE), "shown": json.dumps(_FLOOR_SHOWN)}
+    if connection.vendor == "postgresql" and connection.get_autocommit():
+        with connection.cursor() as cursor:  # its own transaction: no BEGIN, no COMMIT
+            cursor.execute(_FLOOR_TOGETHER, values)
+            return cursor.fetchone() is not None
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(_FLOOR_SLOT, values)
+        if (slot := cursor.fetchone()) is None:
+            return False
+        attempt, memory, log = _FLOOR_APART
+        cursor.execute(attempt, values)
+        cursor.execute(memory, {**values, "question": slot[0]})
+        cursor.execute(log, {**values, "memory": cursor.fetchone()[0]})
+        return True
