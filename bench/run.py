@@ -68,8 +68,6 @@ def pages(ids):
         ("dashboard", "demo", "get", "/"),
         ("question", "demo", "get", f"/attempts/{ids['attempt']}/questions/1/"),
         ("answer POST", "demo", "answer", "/attempts/{attempt}/questions/{position}/"),
-        # The least an answer can cost with its durable writes (quiz.views.health.answer_floor).
-        ("answer floor", "demo", "floor", "/bench/answer-floor/{attempt}/{position}/"),
         ("review due", "demo", "get", "/review/"),
         ("my attempts", "demo", "get", "/attempts/"),
         ("attempt results", "demo", "get", f"/attempts/{ids['finished']}/results/"),
@@ -78,6 +76,11 @@ def pages(ids):
         ("gradebook CSV", "demo_teacher", "get", f"/teach/classes/{ids['classroom']}/gradebook.csv"),
         ("responses CSV", "demo_teacher", "get", f"/teach/classes/{ids['classroom']}/responses.csv"),
         ("item analysis", "demo_teacher", "get", f"/teach/assignments/{ids['assignment']}/analysis/"),
+        # The least an answer can cost with its writes (quiz.views.health.answer_floor). Last, so
+        # that the pages before it read the history an answer leaves, not the floor's rows too. Its
+        # learners answer the questions the answer's did, in the same order: its memory writes
+        # mostly update the memories the answer's made (an answer of a new question inserts one).
+        ("answer floor", "demo", "floor", "/bench/answer-floor/{attempt}/{position}/"),
     ]
     return every[:1] + [page for page in every[1:] if not ONLY or page[0].startswith(tuple(ONLY))]
 
@@ -93,14 +96,15 @@ attempt = bench_attempt("demo")  # answered in this process (server_side)
 # Each client answers as a learner of its own, in an attempt of its own, as a class does:
 # answers to one attempt are taken in turn (each holds the attempt's row until it commits).
 answering = [bench_attempt(f"demo_learner{{n}}").pk for n in range({CLIENTS})]
-# The answer floor's, apart: each of its POSTs needs a question still open.
+# The answer floor's, apart: each of its POSTs needs a question still open (one more open
+# attempt for each of these learners, as the answer's is).
 floor = bench_attempt("demo", "bench floor")
 floors = [bench_attempt(f"demo_learner{{n}}", "bench floor").pk for n in range({CLIENTS})]
 finished = Attempt.objects.for_user(demo).finished().order_by("-started_at").first()
 classroom = Classroom.objects.get(name="Demo class")
 assignment = classroom.assignments.order_by("pk").first()  # Week 1: the whole class took it
 sizes = (Attempt.objects.filter(assignment__classroom=classroom).count(), assignment.attempts.count(),
-         Attempt.objects.for_user(demo).count() - 1)
+         Attempt.objects.for_user(demo).exclude(purpose__in=["bench", "bench floor"]).count())
 print(attempt.pk, finished.pk, classroom.pk, assignment.pk, *sizes, ",".join(map(str, answering)), floor.pk,
       ",".join(map(str, floors)))
 """

@@ -2,11 +2,16 @@
 writes (so its ratio is a real ceiling for the answer's), and refuses what an answer refuses,
 writing nothing then."""
 
+from datetime import timedelta
+
 import pytest
 from django.contrib.auth.models import AnonymousUser
+from django.db import connection
 from django.test import RequestFactory
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
-from quiz.models import MemoryState, ReviewLog
+from quiz.models import Attempt, AttemptSlot, MemoryState, ReviewLog
 from quiz.views import health
 from tests.class_factories import NOW
 from tests.factories import make_question_set, start_attempt
@@ -25,8 +30,13 @@ def floor_post(user, attempt, position):
 def test_the_floor_writes_an_answers_rows(learner):
     attempt = start_attempt(learner, make_question_set(questions=2))
 
-    assert health.write_answer_floor(attempt.pk, 1, learner.pk, NOW)
+    with CaptureQueriesContext(connection) as queries:
+        assert health.write_answer_floor(attempt.pk, 1, learner.pk, NOW)
 
+    # On PostgreSQL one statement, its own transaction, as an answer's writes are; on SQLite the
+    # four writes between BEGIN and COMMIT.
+    assert len(queries) == (1 if connection.vendor == "postgresql" else 6)
+    assert AttemptSlot.objects.filter(answered_at=NOW).count() == 1  # stored as Django stores a moment
     slot = attempt.slots.get(position=1)
     assert slot.answered_at == NOW and slot.chosen_index == 1 and slot.is_correct is False
     attempt.refresh_from_db()
@@ -34,14 +44,16 @@ def test_the_floor_writes_an_answers_rows(learner):
     memory = MemoryState.objects.get(user=learner, question=slot.question)
     assert (memory.reps, memory.last_rating) == (1, 1)
     log = ReviewLog.objects.get(user=learner)
-    assert log.memory == memory and log.shown["chosen"] == 1 and log.state_before["reps"] == 1
+    assert log.memory == memory and log.reviewed_at == NOW and log.due_after == NOW + timedelta(minutes=10)
+    assert log.shown["chosen"] == 1 and log.state_before["reps"] == 1
 
 
 def test_the_floor_rates_a_known_question_again_on_its_memory(learner):
     question_set = make_question_set(questions=1)
-    health.write_answer_floor(start_attempt(learner, question_set).pk, 1, learner.pk, NOW)
-    start_attempt(learner, question_set).finish(now=NOW)  # a second attempt of the same set
-    again = start_attempt(learner, question_set)
+    first = start_attempt(learner, question_set)
+    health.write_answer_floor(first.pk, 1, learner.pk, NOW)
+    first.finish(now=NOW)
+    again = start_attempt(learner, question_set)  # a second attempt of the same set
 
     assert health.write_answer_floor(again.pk, 1, learner.pk, NOW)
 
@@ -50,7 +62,9 @@ def test_the_floor_rates_a_known_question_again_on_its_memory(learner):
     assert list(ReviewLog.objects.values_list("memory", flat=True)) == [memory.pk, memory.pk]
 
 
-@pytest.mark.parametrize("refused", ["answered already", "no such position", "someone else's attempt", "finished"])
+@pytest.mark.parametrize(
+    "refused", ["answered already", "no such position", "someone else's attempt", "finished", "past its deadline"]
+)
 def test_the_floor_refuses_what_an_answer_refuses_and_writes_nothing(learner, other_learner, refused):
     attempt = start_attempt(learner, make_question_set(questions=2))
     position, who = 1, learner
@@ -61,14 +75,16 @@ def test_the_floor_refuses_what_an_answer_refuses_and_writes_nothing(learner, ot
         position = 3
     elif refused == "someone else's attempt":
         who = other_learner
-    else:
+    elif refused == "finished":
         attempt.finish(now=NOW)
-    logs, last_answered = ReviewLog.objects.count(), attempt.last_answered_at
+    else:
+        Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    logs, memories, last_answered = ReviewLog.objects.count(), MemoryState.objects.count(), attempt.last_answered_at
 
     response = floor_post(who, attempt, position)
 
     assert response.status_code == 400
-    assert ReviewLog.objects.count() == logs
+    assert (ReviewLog.objects.count(), MemoryState.objects.count()) == (logs, memories)
     attempt.refresh_from_db()
     assert attempt.last_answered_at == last_answered
     assert attempt.slots.filter(answered_at__isnull=False).count() == (1 if refused == "answered already" else 0)
@@ -83,3 +99,23 @@ def test_the_floor_answers_a_post_with_a_redirect_and_only_a_signed_in_post(lear
     get = RequestFactory().get(f"/bench/answer-floor/{attempt.pk}/2/")
     get.user = learner
     assert health.answer_floor(get, attempt.pk, 2).status_code == 405
+
+
+def test_the_floor_takes_an_answer_up_to_its_deadline(learner):
+    attempt = start_attempt(learner, make_question_set(questions=2))
+    Attempt.objects.filter(pk=attempt.pk).update(deadline=NOW)
+
+    assert health.write_answer_floor(attempt.pk, 1, learner.pk, NOW)
+    assert not health.write_answer_floor(attempt.pk, 2, learner.pk, NOW + timedelta(microseconds=1))
+
+
+@pytest.mark.django_db  # inside the test's transaction: statement by statement, on PostgreSQL too
+def test_the_floor_in_a_transaction_writes_and_refuses_alike(learner):
+    attempt = start_attempt(learner, make_question_set(questions=2))
+
+    assert health.write_answer_floor(attempt.pk, 1, learner.pk, NOW)
+    assert not health.write_answer_floor(attempt.pk, 1, learner.pk, NOW + timedelta(minutes=1))
+
+    assert ReviewLog.objects.filter(user=learner).count() == 1
+    attempt.refresh_from_db()
+    assert attempt.last_answered_at == NOW  # the refused one's attempt write was undone

@@ -12,6 +12,8 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 
+from quiz.lib.prepared import TURN_STOPPED
+
 
 @require_safe
 @never_cache
@@ -36,24 +38,27 @@ def bare(request):
 @login_required
 def answer_floor(request, attempt_id, position):
     """What `make bench` sets the answer against: the same signed-in POST (its CSRF check
-    included) making an answer's durable writes, with fixed values and nothing else: no read of
-    the slot, no form, no FSRS, no ORM, plain SQL. No answer can cost less and keep what it
-    writes, so its ratio to the bare page is the ceiling of the answer's. Mounted only when
-    DJANGO_BENCHMARK is on; it writes real rows, so only into a benchmark's database."""
+    included) making the rows an answer writes, with fixed values and nothing else: no read of
+    the slot, no form, no FSRS, no ORM, plain SQL. It writes less than an answer (no chosen
+    choice, never the attempt's score at its last question), so no answer that keeps what it
+    writes can cost less: its ratio to the bare page is a ceiling for the answer's. Mounted
+    only when DJANGO_BENCHMARK is on; it writes real rows, so only into a benchmark's database."""
     if not write_answer_floor(attempt_id, position, request.user.pk, timezone.now()):
         return HttpResponseBadRequest("No open question at that position of your open attempt.")
     return HttpResponseRedirect(request.path)
 
 
-# An answer's rows: its slot while unanswered in the learner's open attempt, the attempt, the
-# learner's memory of the question (a new one, or the one they have) and a review log row. On
-# PostgreSQL one statement, as the answer's own writes are (quiz.lib.prepared.InTurn), each
-# write only if the one before it was made; on SQLite one transaction.
+# An answer's rows, in an answer's order: the learner's open attempt (locked first, as `finish`
+# locks it), its slot while unanswered, the learner's memory of the question (a new one, or the
+# one they have) and a review log row; each only if the one before it was written. On
+# PostgreSQL outside a transaction one statement, as the answer's own writes are
+# (quiz.lib.prepared.InTurn), which quiz_turn_stopped rolls back when it stops after the
+# attempt; otherwise one transaction.
+_FLOOR_ATTEMPT = """UPDATE quiz_attempt SET last_answered_at = %(now)s WHERE id = %(attempt)s AND user_id = %(user)s
+    AND finished_at IS NULL AND (deadline IS NULL OR deadline >= %(now)s) RETURNING id"""
 _FLOOR_SLOT = """UPDATE quiz_attemptslot SET chosen_index = 1, is_correct = false, answered_at = %(now)s,
     scheduled_at = %(now)s, seconds_spent = 0 WHERE attempt_id = %(attempt)s AND position = %(position)s
-    AND answered_at IS NULL AND EXISTS (SELECT 1 FROM quiz_attempt WHERE id = %(attempt)s AND user_id = %(user)s
-    AND finished_at IS NULL AND (deadline IS NULL OR deadline >= %(now)s)) RETURNING question_id"""
-_FLOOR_ATTEMPT = "UPDATE quiz_attempt SET last_answered_at = %(now)s WHERE id = %(attempt)s{after} RETURNING id"
+    AND answered_at IS NULL{after} RETURNING question_id"""
 _FLOOR_MEMORY = """INSERT INTO quiz_memorystate (user_id, kind, question_id, phase, step, stability, difficulty, due,
     last_review, reps, lapses, last_rating) SELECT %(user)s, 'question', {question}, 3, 0, 2.5, 8.5, %(due)s, %(now)s,
     1, 1, 1{source} ON CONFLICT (user_id, question_id) WHERE question_id IS NOT NULL DO UPDATE SET phase = 3, step = 0,
@@ -62,13 +67,14 @@ _FLOOR_MEMORY = """INSERT INTO quiz_memorystate (user_id, kind, question_id, pha
 _FLOOR_LOG = """INSERT INTO quiz_reviewlog (user_id, memory_id, source, rating, reviewed_at, was_new, retrievability,
     due_after, state_before, answer, shown) SELECT %(user)s, {memory}, 'quiz', 1, %(now)s, false, 0.92, %(due)s,
     %(state)s{cast}, '', %(shown)s{cast}{source} RETURNING id"""
-_FLOOR_TOGETHER = f"""WITH slot AS ({_FLOOR_SLOT}),
-    attempt AS ({_FLOOR_ATTEMPT.format(after=" AND EXISTS (SELECT 1 FROM slot)")}),
-    memory AS ({_FLOOR_MEMORY.format(question="slot.question_id", source=" FROM slot WHERE EXISTS (SELECT 1 FROM attempt)")}),
+_FLOOR_TOGETHER = f"""WITH attempt AS ({_FLOOR_ATTEMPT}),
+    slot AS ({_FLOOR_SLOT.format(after=" AND EXISTS (SELECT 1 FROM attempt)")}),
+    memory AS ({_FLOOR_MEMORY.format(question="slot.question_id", source=" FROM slot")}),
     log AS ({_FLOOR_LOG.format(memory="memory.id", cast="::jsonb", source=" FROM memory")})
-    SELECT id FROM log"""
+    SELECT (SELECT id FROM log),
+        CASE WHEN EXISTS (SELECT 1 FROM attempt) AND NOT EXISTS (SELECT 1 FROM log) THEN quiz_turn_stopped(1) END"""
 _FLOOR_APART = (
-    _FLOOR_ATTEMPT.format(after=""),
+    _FLOOR_SLOT.format(after=""),
     _FLOOR_MEMORY.format(question="%(question)s", source=""),
     _FLOOR_LOG.format(memory="%(memory)s", cast="", source=""),
 )
@@ -82,18 +88,28 @@ _FLOOR_SHOWN = {"stem": "Demo question 12 of Demo set 1?", "explanation": "Becau
 def write_answer_floor(attempt_id, position, user_id, now):
     """Write the floor's answer to the slot at `position` of the learner's open attempt; False
     (and nothing written) when there is no such unanswered slot."""
-    values = {"attempt": attempt_id, "position": position, "user": user_id, "now": now,
-              "due": now + timedelta(minutes=10), "state": json.dumps(_FLOOR_STATE), "shown": json.dumps(_FLOOR_SHOWN)}
+    moment = connection.ops.adapt_datetimefield_value  # as Django stores it (SQLite: UTC text without a zone)
+    values = {"attempt": attempt_id, "position": position, "user": user_id, "now": moment(now),
+              "due": moment(now + timedelta(minutes=10)), "state": json.dumps(_FLOOR_STATE),
+              "shown": json.dumps(_FLOOR_SHOWN)}
     if connection.vendor == "postgresql" and connection.get_autocommit():
-        with connection.cursor() as cursor:  # its own transaction: no BEGIN, no COMMIT
-            cursor.execute(_FLOOR_TOGETHER, values)
-            return cursor.fetchone() is not None
+        try:
+            with connection.cursor() as cursor:  # its own transaction: no BEGIN, no COMMIT
+                cursor.execute(_FLOOR_TOGETHER, values)
+                return cursor.fetchone()[0] is not None
+        except DatabaseError as error:
+            if getattr(error.__cause__, "sqlstate", None) != TURN_STOPPED:
+                raise
+            return False  # the slot was answered already: the attempt's write is undone
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(_FLOOR_SLOT, values)
-        if (slot := cursor.fetchone()) is None:
+        cursor.execute(_FLOOR_ATTEMPT, values)
+        if cursor.fetchone() is None:
             return False
-        attempt, memory, log = _FLOOR_APART
-        cursor.execute(attempt, values)
-        cursor.execute(memory, {**values, "question": slot[0]})
+        slot, memory, log = _FLOOR_APART
+        cursor.execute(slot, values)
+        if (written := cursor.fetchone()) is None:
+            transaction.set_rollback(True)
+            return False
+        cursor.execute(memory, {**values, "question": written[0]})
         cursor.execute(log, {**values, "memory": cursor.fetchone()[0]})
         return True
