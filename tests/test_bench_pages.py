@@ -63,7 +63,9 @@ def test_the_floor_rates_a_known_question_again_on_its_memory(learner):
 
 
 @pytest.mark.parametrize(
-    "refused", ["answered already", "no such position", "someone else's attempt", "finished", "past its deadline"]
+    "refused",
+    ["answered already", "no such position", "a position no column holds", "someone else's attempt", "finished",
+     "past its deadline"],
 )
 def test_the_floor_refuses_what_an_answer_refuses_and_writes_nothing(learner, other_learner, refused):
     attempt = start_attempt(learner, make_question_set(questions=2))
@@ -73,6 +75,8 @@ def test_the_floor_refuses_what_an_answer_refuses_and_writes_nothing(learner, ot
         attempt.refresh_from_db()
     elif refused == "no such position":
         position = 3
+    elif refused == "a position no column holds":
+        position = 2**70
     elif refused == "someone else's attempt":
         who = other_learner
     elif refused == "finished":

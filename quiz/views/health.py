@@ -12,7 +12,7 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 
-from quiz.lib.prepared import TURN_STOPPED
+from quiz.lib.prepared import LARGEST, TURN_STOPPED
 
 
 @require_safe
@@ -43,7 +43,8 @@ def answer_floor(request, attempt_id, position):
     choice, never the attempt's score at its last question), so no answer that keeps what it
     writes can cost less: its ratio to the bare page is a ceiling for the answer's. Mounted
     only when DJANGO_BENCHMARK is on; it writes real rows, so only into a benchmark's database."""
-    if not write_answer_floor(attempt_id, position, request.user.pk, timezone.now()):
+    beyond = max(attempt_id, position) > LARGEST  # an id no column holds: an error in the database
+    if beyond or not write_answer_floor(attempt_id, position, request.user.pk, timezone.now()):
         return HttpResponseBadRequest("No open question at that position of your open attempt.")
     return HttpResponseRedirect(request.path)
 
