@@ -11,6 +11,7 @@ from django.test import RequestFactory
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from quiz.lib.answer_floor import write_answer_floor
 from quiz.models import Attempt, AttemptSlot, MemoryState, ReviewLog
 from quiz.views import health
 from tests.class_factories import NOW
@@ -31,7 +32,7 @@ def test_the_floor_writes_an_answers_rows(learner):
     attempt = start_attempt(learner, make_question_set(questions=2))
 
     with CaptureQueriesContext(connection) as queries:
-        assert health.write_answer_floor(attempt.pk, 1, learner.pk, NOW)
+        assert write_answer_floor(attempt.pk, 1, learner.pk, NOW)
 
     # On PostgreSQL one statement, its own transaction, as an answer's writes are; on SQLite the
     # four writes between BEGIN and COMMIT.
@@ -51,11 +52,11 @@ def test_the_floor_writes_an_answers_rows(learner):
 def test_the_floor_rates_a_known_question_again_on_its_memory(learner):
     question_set = make_question_set(questions=1)
     first = start_attempt(learner, question_set)
-    health.write_answer_floor(first.pk, 1, learner.pk, NOW)
+    write_answer_floor(first.pk, 1, learner.pk, NOW)
     first.finish(now=NOW)
     again = start_attempt(learner, question_set)  # a second attempt of the same set
 
-    assert health.write_answer_floor(again.pk, 1, learner.pk, NOW)
+    assert write_answer_floor(again.pk, 1, learner.pk, NOW)
 
     memory = MemoryState.objects.get(user=learner)
     assert (memory.reps, memory.lapses) == (2, 2)
@@ -71,7 +72,7 @@ def test_the_floor_refuses_what_an_answer_refuses_and_writes_nothing(learner, ot
     attempt = start_attempt(learner, make_question_set(questions=2))
     position, who = 1, learner
     if refused == "answered already":
-        health.write_answer_floor(attempt.pk, 1, learner.pk, NOW)
+        write_answer_floor(attempt.pk, 1, learner.pk, NOW)
         attempt.refresh_from_db()
     elif refused == "no such position":
         position = 3
@@ -109,16 +110,16 @@ def test_the_floor_takes_an_answer_up_to_its_deadline(learner):
     attempt = start_attempt(learner, make_question_set(questions=2))
     Attempt.objects.filter(pk=attempt.pk).update(deadline=NOW)
 
-    assert health.write_answer_floor(attempt.pk, 1, learner.pk, NOW)
-    assert not health.write_answer_floor(attempt.pk, 2, learner.pk, NOW + timedelta(microseconds=1))
+    assert write_answer_floor(attempt.pk, 1, learner.pk, NOW)
+    assert not write_answer_floor(attempt.pk, 2, learner.pk, NOW + timedelta(microseconds=1))
 
 
 @pytest.mark.django_db  # inside the test's transaction: statement by statement, on PostgreSQL too
 def test_the_floor_in_a_transaction_writes_and_refuses_alike(learner):
     attempt = start_attempt(learner, make_question_set(questions=2))
 
-    assert health.write_answer_floor(attempt.pk, 1, learner.pk, NOW)
-    assert not health.write_answer_floor(attempt.pk, 1, learner.pk, NOW + timedelta(minutes=1))
+    assert write_answer_floor(attempt.pk, 1, learner.pk, NOW)
+    assert not write_answer_floor(attempt.pk, 1, learner.pk, NOW + timedelta(minutes=1))
 
     assert ReviewLog.objects.filter(user=learner).count() == 1
     attempt.refresh_from_db()
