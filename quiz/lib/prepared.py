@@ -42,18 +42,22 @@ class _CompiledOnce:
         self._placeholders = placeholders
         self._queryset = None
         self._compiled = {}
+        self._key = None  # (database alias, vendor), once compiled
         self._lock = threading.Lock()
 
     def _compile(self):
-        queryset = self._queryset
-        if queryset is not None and (entry := self._compiled.get(_database_of(queryset))):
-            return entry
+        # The database a built queryset runs on, and its vendor, are settled by the settings
+        # (DATABASES and DATABASE_ROUTERS), which a running process does not change: asked once,
+        # as the router's answer cost each run more than the rest of this lookup.
+        if self._key is not None:
+            return self._compiled[self._key]
         with self._lock:
             if self._queryset is None:
                 self._queryset = self._prepare(self._build(**self._placeholders))
             key = _database_of(self._queryset)
             if key not in self._compiled:
                 self._compiled[key] = self._compile_queryset(self._queryset)
+            self._key = key
             return self._compiled[key]
 
     def _prepare(self, queryset):
@@ -190,7 +194,14 @@ class PreparedUpdate(_CompiledOnce):
     then UPDATEs the rows it picks with `values` ({field name: value or expression}), written
     afresh on each run as `QuerySet.update` writes them, and returns how many rows it changed.
     An integer beyond 64 bits matches nothing; a where value of another type than its
-    placeholder's is a mistake in the caller (TypeError), never a silent "no row"."""
+    placeholder's is a mistake in the caller (TypeError), never a silent "no row".
+
+    The SQL of each shape of `values` (which columns, and which of them an expression writes)
+    is written once, as the WHERE is: a run works out only its parameters."""
+
+    def __init__(self, build, **placeholders):
+        super().__init__(build, **placeholders)
+        self._sql = {}  # {(shape of the values, vendor): the UPDATE's SQL}
 
     def run(self, values, **where_values):
         statement = self.statement(values, **where_values)
@@ -205,6 +216,17 @@ class PreparedUpdate(_CompiledOnce):
     def statement(self, values, **where_values):
         """(database alias, UPDATE sql, its parameters), or None when a where value is beyond
         what the database stores (no row can match)."""
+        part = self.part(values, where_values)
+        if part is None:
+            return None
+        shape, params = part
+        db = self._compile()[1]
+        return db, self.sql(shape, connections[db]), params
+
+    def part(self, values, where_values, connection=None):
+        """(shape, parameters) of the UPDATE of `values` where `where_values` hold: `sql(shape)`
+        is its SQL, the same for every run whose values are of the same kinds. None when a
+        where value is beyond what the database stores."""
         if where_values.keys() != self._placeholders.keys():  # a placeholder left in would match no row
             raise TypeError(f"give exactly these where values: {sorted(self._placeholders)}")
         for name, value in where_values.items():
@@ -212,43 +234,52 @@ class PreparedUpdate(_CompiledOnce):
                 raise TypeError(f"{name}: {type(value).__name__} given for a {type(self._placeholders[name]).__name__}")
             if not _bindable(self._placeholders[name], value):
                 return None
-        query, db, where_sql, where_params, spots = self._compile()
-        connection = connections[db]
+        query, db, _, where_params, spots = self._compile()
+        connection = connection or connections[db]
         where_params = list(where_params)
         for name, value in where_values.items():
             for index in spots[name]:
                 where_params[index] = _as_parameter(value, connection.ops)
-        assignments, params = self._assignments(query, db, values)
-        quote = connection.ops.quote_name
-        sql = f"UPDATE {quote(query.model._meta.db_table)} SET {assignments} WHERE ({where_sql})"
-        return db, sql, (*params, *where_params)
+        assigned, params = self._assignments(query, connection, values)
+        return (self, assigned), [*params, *where_params]
+
+    def sql(self, shape, connection):
+        """The UPDATE's SQL for a `part`'s shape, written on its first run."""
+        _, assigned = shape
+        key = (assigned, connection.vendor)
+        if (sql := self._sql.get(key)) is None:
+            query, _, where_sql, _, _ = self._compile()
+            quote = connection.ops.quote_name
+            assignments = ", ".join(f"{quote(column)} = {'%s' if written is None else written}" for column, written in assigned)
+            sql = f"UPDATE {quote(query.model._meta.db_table)} SET {assignments} WHERE ({where_sql})"
+            _keep(self._sql, key, sql)
+        return sql
 
     @property
     def model(self):
         return self._compile()[0].model
 
     @staticmethod
-    def _assignments(query, db, values):
-        """`"column" = %s, ...` and their parameters, as Django's SQLUpdateCompiler writes them:
-        for a column of the model's own table, given a value, a model instance (a foreign key)
-        or an expression over the row (not an aggregate; a JSON null as Value(None) is SQL NULL)."""
-        connection = connections[db]
-        parts, params = [], []
+    def _assignments(query, connection, values):
+        """((column, the SQL of the expression written there, or None for a parameter), ...)
+        and the parameters, as Django's SQLUpdateCompiler writes them: for a column of the
+        model's own table, given a value, a model instance (a foreign key) or an expression over
+        the row (not an aggregate; a JSON null as Value(None) is SQL NULL)."""
+        assigned, params = [], []
         # A copy of the query: resolving an expression may count references on it.
-        compiler_for = functools.cache(lambda: query.chain().get_compiler(using=db))
+        compiler_for = _once(lambda: query.chain().get_compiler(connection=connection))
         for name, value in values.items():
             field = _writable_field(query.model, name)
-            column = connection.ops.quote_name(field.column)
             if hasattr(value, "prepare_database_save"):
                 value = value.prepare_database_save(field)
             if hasattr(value, "resolve_expression"):
                 sql, value_params = _compile_written(compiler_for, value)
-                parts.append(f"{column} = {sql}")
+                assigned.append((field.column, sql))
                 params.extend(value_params)
             else:
-                parts.append(f"{column} = %s")
+                assigned.append((field.column, None))
                 params.append(field.get_db_prep_save(value, connection=connection))
-        return ", ".join(parts), params
+        return tuple(assigned), params
 
     def _prepare(self, queryset):
         queryset._for_write = True  # its `db` is then the router's database for writes
@@ -276,7 +307,11 @@ class InTurn:
     trip where an answer made four, and outside a transaction no BEGIN and COMMIT either (the
     statement is its own transaction). Elsewhere (SQLite, in the same process, no round trip
     to save) each is its own statement. An insert is the SQL Model.save would run, without
-    the work of finding it out again for every row."""
+    the work of finding it out again for every row.
+
+    A run works out each write's parameters and the shape of its SQL (which columns get a
+    parameter, which an expression or the id of a row inserted earlier in the turn); the SQL of
+    each shape of a turn is written once per process, as the answer's turn is the same every time."""
 
     def __init__(self, db="default"):
         self._db = db
@@ -340,48 +375,42 @@ class InTurn:
                 step._state.adding, step._state.db = True, None
 
     def _run_one_by_one(self, connection):
-        for made, (step, values, where_values) in enumerate(self._steps):
-            if isinstance(step, PreparedUpdate):
-                if not step.run(values, **where_values):
-                    return made
-            else:
-                sql, params = _insert(step, connection)
-                with connection.cursor() as cursor:
-                    cursor.execute(sql, params)
+        with connection.cursor() as cursor:
+            for made, (step, values, where_values) in enumerate(self._steps):
+                if isinstance(step, PreparedUpdate):
+                    part = step.part(values, where_values, connection)
+                    if part is None:  # an id beyond what the database stores: no row
+                        return made
+                    cursor.execute(step.sql(part[0], connection), part[1])
+                    if not cursor.rowcount:
+                        return made
+                else:
+                    shape, params = _insert_part(step, connection)
+                    cursor.execute(_insert_sql(shape, connection), params)
                     _saved(step, cursor.fetchone()[0], self._db)
         return len(self._steps)
 
     def _run_together(self, connection, undo_partway=False):
-        writes, params, inserted = [], [], {}
+        shapes, params, inserted = [], [], {}
         for index, (step, values, where_values) in enumerate(self._steps):
-            after = f"write_{index - 1}" if index else None
             if isinstance(step, PreparedUpdate):
-                statement = step.statement(values, **where_values)
-                if statement is None:  # an id beyond what the database stores: nothing from here on
+                part = step.part(values, where_values, connection)
+                if part is None:  # an id beyond what the database stores: nothing from here on
                     break
-                _, sql, step_params = statement
-                pk = connection.ops.quote_name(step.model._meta.pk.column)
-                sql = f"{sql}{f' AND EXISTS (SELECT 1 FROM {after})' if after else ''} RETURNING {pk} AS id"
             else:
-                sql, step_params = _insert(step, connection, after=after, inserted=inserted)
-                inserted[id(step)] = f"write_{index}"
-            writes.append(f"write_{index} AS ({sql})")
-            params.extend(step_params)
-        if not writes:
+                part = _insert_part(step, connection, inserted=inserted)
+                inserted[id(step)] = index
+            shapes.append(part[0])
+            params.extend(part[1])
+        if not shapes:
             return 0
-        made = ", ".join(f"(SELECT id FROM write_{index})" for index in range(len(writes)))
-        sql = f"WITH {', '.join(writes)} SELECT {made}"
-        if undo_partway:
-            # The ids read once, then an error (which rolls the statement back) if some but
-            # not all of the turn's writes were made: each is made only if the one before it
-            # was (and those after a value beyond what the database stores are never made).
-            columns = ", ".join(f"id_{index}" for index in range(len(writes)))
-            count = f"num_nonnulls({columns})"
-            sql = (f"WITH {', '.join(writes)} SELECT {columns}, CASE WHEN {count} BETWEEN 1 AND {len(self._steps) - 1} "
-                   f"THEN quiz_turn_stopped({count}) END FROM (SELECT {made}) AS made ({columns})")
+        key = (tuple(shapes), len(self._steps), undo_partway, connection.vendor)
+        if (sql := _TURNS.get(key)) is None:
+            sql = _together_sql(shapes, len(self._steps), undo_partway, connection)
+            _keep(_TURNS, key, sql)
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
-            ids = cursor.fetchone()[: len(writes)]
+            ids = cursor.fetchone()[: len(shapes)]
         count = next((index for index, pk in enumerate(ids) if pk is None), len(ids))
         for (step, _, _), pk in zip(self._steps[:count], ids):
             if not isinstance(step, PreparedUpdate):
@@ -389,21 +418,58 @@ class InTurn:
         return count
 
 
-def _insert(instance, connection, *, after=None, inserted=None):
-    """An INSERT of `instance` returning its id, with the values Django's SQLInsertCompiler
-    writes. In a turn on PostgreSQL, it happens only if the write `after` (a CTE) made its
-    row, and a foreign key to an instance inserted earlier in the statement reads that CTE's id
-    (`inserted`: {id(instance): its CTE})."""
-    meta, quote = instance._meta, connection.ops.quote_name
-    table, fields, placeholders = _insert_shape(meta.model, connection)
-    values, params = [], []
-    compiler_for = functools.cache(lambda: Query(meta.model).get_compiler(connection=connection))
-    for field, placeholder in zip(fields, placeholders):
+# {(the shapes of a turn's writes, how many writes it has, undone partway?, vendor): its SQL}
+_TURNS = {}
+
+
+def _keep(cache, key, value):
+    """`cache[key] = value`, the cache emptied first when full: the app runs a handful of
+    shapes, and nothing else may make a cache of SQL grow without end."""
+    if len(cache) >= 256:
+        cache.clear()
+    cache[key] = value
+
+
+def _together_sql(shapes, total, undo_partway, connection):
+    """One statement of the turn's writes (of `total`; `shapes` are those before any that can
+    match no row), each a CTE made only if the one before it made its row."""
+    writes = []
+    for index, shape in enumerate(shapes):
+        after = f"write_{index - 1}" if index else None
+        prepared = shape[0]
+        if isinstance(prepared, PreparedUpdate):
+            pk = connection.ops.quote_name(prepared.model._meta.pk.column)
+            sql = f"{prepared.sql(shape, connection)}{f' AND EXISTS (SELECT 1 FROM {after})' if after else ''} RETURNING {pk} AS id"
+        else:
+            sql = _insert_sql(shape, connection, after=after)
+        writes.append(f"write_{index} AS ({sql})")
+    made = ", ".join(f"(SELECT id FROM write_{index})" for index in range(len(writes)))
+    if not undo_partway:
+        return f"WITH {', '.join(writes)} SELECT {made}"
+    # The ids read once, then an error (which rolls the statement back) if some but not all of
+    # the turn's writes were made: each is made only if the one before it was (and those after
+    # a value beyond what the database stores are never made).
+    columns = ", ".join(f"id_{index}" for index in range(len(writes)))
+    count = f"num_nonnulls({columns})"
+    return (f"WITH {', '.join(writes)} SELECT {columns}, CASE WHEN {count} BETWEEN 1 AND {total - 1} "
+            f"THEN quiz_turn_stopped({count}) END FROM (SELECT {made}) AS made ({columns})")
+
+
+def _insert_part(instance, connection, *, inserted=None):
+    """(shape, parameters) of an INSERT of `instance`, with the values Django's
+    SQLInsertCompiler writes: the shape says, for each column, whether a parameter, an
+    expression (its SQL) or, in a turn on PostgreSQL, the id of an instance inserted earlier in
+    the statement (`inserted`: {id(instance): the index of its write}) is written there."""
+    meta = instance._meta
+    _, fields, _ = _insert_shape(meta.model, connection)
+    written, params = [], []
+    compiler_for = _once(lambda: Query(meta.model).get_compiler(connection=connection))
+    for field in fields:
         related = field.is_relation and field.get_cached_value(instance, None)
         if related:
             if related.pk is None:
                 if inserted and id(related) in inserted:
-                    values.append(f"(SELECT id FROM {inserted[id(related)]})")
+                    written.append(("write", inserted[id(related)]))
                     continue
                 raise ValueError(f"{meta.label}.{field.name}: an unsaved instance, not inserted earlier in the turn")
             if getattr(instance, field.attname) is None:  # saved since it was assigned: its id, as Model.save takes it
@@ -411,13 +477,38 @@ def _insert(instance, connection, *, after=None, inserted=None):
         value = field.pre_save(instance, add=True)
         if hasattr(value, "resolve_expression"):
             sql, value_params = _compile_written(compiler_for, value)
-            values.append(f"({sql})")
+            written.append(("sql", sql))
             params.extend(value_params)
         else:
-            values.append(placeholder)
+            written.append(None)
             params.append(field.get_db_prep_save(value, connection=connection))
+    return (meta.model, tuple(written)), params
+
+
+# {(shape, vendor): an INSERT's SQL}, for the writes made one by one.
+_INSERTS = {}
+
+
+def _insert_sql(shape, connection, *, after=None):
+    """The INSERT ... SELECT of an `_insert_part`'s shape, returning the row's id; in a turn on
+    PostgreSQL it inserts only if the write `after` (a CTE) made its row."""
+    if after is None and (sql := _INSERTS.get((shape, connection.vendor))) is not None:
+        return sql
+    model, written = shape
+    table, _, placeholders = _insert_shape(model, connection)
+    values = []
+    for kind, placeholder in zip(written, placeholders):
+        if kind is None:
+            values.append(placeholder)
+        elif kind[0] == "write":
+            values.append(f"(SELECT id FROM write_{kind[1]})")
+        else:
+            values.append(f"({kind[1]})")
     source = f" FROM {after}" if after else ""
-    return f"{table} SELECT {', '.join(values)}{source} RETURNING {quote(meta.pk.column)} AS id", params
+    sql = f"{table} SELECT {', '.join(values)}{source} RETURNING {connection.ops.quote_name(model._meta.pk.column)} AS id"
+    if after is None:
+        _keep(_INSERTS, (shape, connection.vendor), sql)
+    return sql
 
 
 # {(model, vendor): its INSERT's start, the fields it writes and their placeholders}: the same
@@ -473,6 +564,20 @@ def _saved_otherwise(model):
     if any(field.has_db_default() or (field.db_returning and not field.primary_key) for field in meta.local_concrete_fields):
         return "a column the database fills is read back"
     return None
+
+
+def _once(make):
+    """`make()`, made on the first call and kept for the next: functools.cache's wrapper took
+    longer to set up, on every write, than most writes ever need (none when nothing written is
+    an expression)."""
+    made = []
+
+    def get():
+        if not made:
+            made.append(make())
+        return made[0]
+
+    return get
 
 
 def _compile_written(compiler_for, value):
