@@ -279,6 +279,40 @@ def test_writes_in_turn_stop_at_the_first_that_writes_nothing_and_an_insert_read
     assert not AttemptSlot.objects.get(pk=slot.pk).flagged
 
 
+def test_each_shape_of_a_turns_values_has_sql_of_its_own_written_once(learner):
+    # The SQL of a turn is kept by the shape of its values: a plain value, then an expression,
+    # in the same column must each be written as such (a cache that took one for the other would
+    # store the expression's text, or a parameter where the SQL expects none), and a shape seen
+    # before is not written again.
+    from django.db.models import F
+
+    from quiz.lib.prepared import InTurn, PreparedUpdate
+    from quiz.models import Choice, MemoryState, ReviewLog
+
+    attempt = start_attempt(learner, make_question_set(questions=3))
+    first, second, third = attempt.slots.select_related("question").order_by("position")
+    by_pk = PreparedUpdate(lambda slot: AttemptSlot.objects.filter(pk=slot), slot=1_987_654_321)
+    now = timezone.now()
+
+    def answered(slot, spent, choice_id):
+        memory = MemoryState(user=learner, kind="question", question=slot.question, due=now)
+        log = ReviewLog(user=learner, memory=memory, source="quiz", rating=3, reviewed_at=now, due_after=now,
+                        chosen_choice_id=choice_id, shown={"stem": slot.stem})
+        assert InTurn().update(by_pk, {"seconds_spent": spent}, slot=slot.pk).insert(memory).insert(log).run() == 3
+        return log
+
+    choice = first.question.choices.first()
+    first_log = answered(first, 5, Choice.id_if_still_there(choice.pk))
+    second_log = answered(second, F("position") + 10, None)
+    third_log = answered(third, 7, Choice.id_if_still_there(choice.pk))
+
+    assert [slot.seconds_spent for slot in attempt.slots.order_by("position")] == [5, 12, 7]
+    logs = {log.pk: log for log in ReviewLog.objects.all()}
+    assert [logs[log.pk].chosen_choice_id for log in (first_log, second_log, third_log)] == [choice.pk, None, choice.pk]
+    assert [logs[log.pk].shown["stem"] for log in (first_log, second_log, third_log)] == [first.stem, second.stem, third.stem]
+    assert len(by_pk._sql) == 2  # a parameter, and the expression: the third run wrote no SQL
+
+
 def _a_rating_in_turn(learner, *, reps_read, **log_values):
     """An existing memory's guarded UPDATE (it holds only while its reps are `reps_read`), then
     its log: the two writes every rating makes."""
