@@ -32,33 +32,28 @@ SMALLEST, LARGEST = -(2**63), 2**63 - 1
 
 class _CompiledOnce:
     """What PreparedQuery and PreparedUpdate share: `build(**placeholders)` makes the queryset on
-    first use (a queryset is a description: no connection), compiled once per database alias and
-    vendor by `_compile_queryset`. Compiling adds the select_related joins to a Query: threads
-    arriving together on first use (runserver, threaded workers) compiled one Query at once and
-    could cache SQL missing a join, hence the lock."""
+    first use (a queryset is a description: no connection), compiled once by `_compile_queryset`
+    for the database the router gives it. The settings that choose that database (DATABASES,
+    DATABASE_ROUTERS) do not change in a running process, and asking the router on every run
+    cost more than the rest of the lookup. Compiling adds the select_related joins to a Query:
+    threads arriving together on first use (runserver, threaded workers) compiled one Query at
+    once and could cache SQL missing a join, hence the lock."""
 
     def __init__(self, build, **placeholders):
         self._build = build
         self._placeholders = placeholders
-        self._queryset = None
-        self._compiled = {}
-        self._key = None  # (database alias, vendor), once compiled
+        self._queryset = None  # as built, left so: compiling works on a copy
+        self._compiled = None
         self._lock = threading.Lock()
 
     def _compile(self):
-        # The database a built queryset runs on, and its vendor, are settled by the settings
-        # (DATABASES and DATABASE_ROUTERS), which a running process does not change: asked once,
-        # as the router's answer cost each run more than the rest of this lookup.
-        if self._key is not None:
-            return self._compiled[self._key]
+        if (compiled := self._compiled) is not None:
+            return compiled
         with self._lock:
-            if self._queryset is None:
+            if self._compiled is None:
                 self._queryset = self._prepare(self._build(**self._placeholders))
-            key = _database_of(self._queryset)
-            if key not in self._compiled:
-                self._compiled[key] = self._compile_queryset(self._queryset)
-            self._key = key
-            return self._compiled[key]
+                self._compiled = self._compile_queryset(self._queryset)
+            return self._compiled
 
     def _prepare(self, queryset):
         """The built queryset as it is to be compiled (PreparedUpdate marks it for writing)."""
@@ -81,8 +76,8 @@ class PreparedQuery(_CompiledOnce):
         """The first row as a model instance (with its select_related objects and annotations), or None."""
         if not self._bindable(values):
             return None
-        queryset, compiler, sql, params, spots, rows = self._compile()
-        connection = connections[queryset.db]
+        _, compiler, sql, params, spots, rows = self._compile()
+        connection = connections[rows.db]  # the compiled query's (its queryset's `db` asks the router)
         with connection.cursor() as cursor:
             cursor.execute(sql, self._parameters(params, spots, values, connection))
             row = cursor.fetchone()
@@ -99,9 +94,9 @@ class PreparedQuery(_CompiledOnce):
             return self.first(**values), None
         if not self._bindable(values):
             return None, None
-        queryset, compiler, sql, params, spots, rows = self._compile()
-        other_queryset, other_compiler, other_sql, other_params, other_spots, other_rows = other._compile()
-        connection = connections[queryset.db]
+        _, compiler, sql, params, spots, rows = self._compile()
+        _, other_compiler, other_sql, other_params, other_spots, other_rows = other._compile()
+        connection = connections[rows.db]
         # Each subquery keeps its own columns, in order, whatever their names: this one's first.
         together = f"SELECT * FROM ({sql}) AS first_read LEFT JOIN ({other_sql}) AS other_read ON 1 = 1"
         with connection.cursor() as cursor:
@@ -611,10 +606,6 @@ def _saved(instance, pk, db):
         if related and getattr(instance, field.attname) is None:
             setattr(instance, field.name, related)  # inserted in the same turn: its id, and the instance kept
     instance._state.adding, instance._state.db = False, db
-
-
-def _database_of(queryset):
-    return queryset.db, connections[queryset.db].vendor
 
 
 def _bindable(placeholder, value):
