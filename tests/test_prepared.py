@@ -280,17 +280,17 @@ def test_writes_in_turn_stop_at_the_first_that_writes_nothing_and_an_insert_read
 
 
 def test_each_shape_of_a_turns_values_has_sql_of_its_own_written_once(learner):
-    # The SQL of a turn is kept by the shape of its values: a plain value, then an expression,
-    # in the same column must each be written as such (a cache that took one for the other would
-    # store the expression's text, or a parameter where the SQL expects none), and a shape seen
-    # before is not written again.
+    # The SQL of a turn is kept by the shape of its values: a column given a parameter in one
+    # run and an expression in the next must be written as each (a cache that took one for the
+    # other would store the expression's text, or find a parameter where it wrote none), and a
+    # shape seen before is not written again.
     from django.db.models import F
 
     from quiz.lib.prepared import InTurn, PreparedUpdate
     from quiz.models import Choice, MemoryState, ReviewLog
 
-    attempt = start_attempt(learner, make_question_set(questions=3))
-    first, second, third = attempt.slots.select_related("question").order_by("position")
+    attempt = start_attempt(learner, make_question_set(questions=4))
+    slots = list(attempt.slots.select_related("question").order_by("position"))
     by_pk = PreparedUpdate(lambda slot: AttemptSlot.objects.filter(pk=slot), slot=1_987_654_321)
     now = timezone.now()
 
@@ -299,18 +299,26 @@ def test_each_shape_of_a_turns_values_has_sql_of_its_own_written_once(learner):
         log = ReviewLog(user=learner, memory=memory, source="quiz", rating=3, reviewed_at=now, due_after=now,
                         chosen_choice_id=choice_id, shown={"stem": slot.stem})
         assert InTurn().update(by_pk, {"seconds_spent": spent}, slot=slot.pk).insert(memory).insert(log).run() == 3
-        return log
+        return ReviewLog.objects.get(pk=log.pk)
 
-    choice = first.question.choices.first()
-    first_log = answered(first, 5, Choice.id_if_still_there(choice.pk))
-    second_log = answered(second, F("position") + 10, None)
-    third_log = answered(third, 7, Choice.id_if_still_there(choice.pk))
+    kept = slots[3].question.choices.first()
+    gone = slots[2].question.choices.first()
+    gone_pk = gone.pk
+    gone.delete()
+    # Each column first given a parameter, then an expression: the slot's time in the second
+    # turn, the log's choice in the third (with the slot's time still an expression, so that the
+    # whole turn's shape differs only there). A choice deleted since is NULL, never the id it had.
+    logs = [
+        answered(slots[0], 5, None),
+        answered(slots[1], F("position") + 10, None),
+        answered(slots[2], F("position") + 4, Choice.id_if_still_there(gone_pk)),
+        answered(slots[3], 7, Choice.id_if_still_there(kept.pk)),
+    ]
 
-    assert [slot.seconds_spent for slot in attempt.slots.order_by("position")] == [5, 12, 7]
-    logs = {log.pk: log for log in ReviewLog.objects.all()}
-    assert [logs[log.pk].chosen_choice_id for log in (first_log, second_log, third_log)] == [choice.pk, None, choice.pk]
-    assert [logs[log.pk].shown["stem"] for log in (first_log, second_log, third_log)] == [first.stem, second.stem, third.stem]
-    assert len(by_pk._sql) == 2  # a parameter, and the expression: the third run wrote no SQL
+    assert [slot.seconds_spent for slot in attempt.slots.order_by("position")] == [5, 12, 7, 7]
+    assert [log.chosen_choice_id for log in logs] == [None, None, None, kept.pk]
+    assert [log.shown["stem"] for log in logs] == [slot.stem for slot in slots]
+    assert len(by_pk._sql) == 2  # a parameter, and the expression: the last two turns wrote none for the slot
 
 
 def _a_rating_in_turn(learner, *, reps_read, **log_values):
