@@ -78,9 +78,9 @@ def pages(ids):
         ("item analysis", "demo_teacher", "get", f"/teach/assignments/{ids['assignment']}/analysis/"),
         # The least an answer can cost with its writes (quiz.views.health.answer_floor, its SQL in
         # quiz.lib.answer_floor). Last, so that the pages before it read the history an answer
-        # leaves, not the floor's rows too. Its
-        # learners answer the questions the answer's did, in the same order: its memory writes
-        # mostly update the memories the answer's made (an answer of a new question inserts one).
+        # leaves, not the floor's rows too. Its learners answer the questions the answer's did, in
+        # the same order: its memory writes mostly update the memories the answer's made (an
+        # answer of a new question inserts one).
         ("answer floor", "demo", "floor", "/bench/answer-floor/{attempt}/{position}/"),
     ]
     return every[:1] + [page for page in every[1:] if not ONLY or page[0].startswith(tuple(ONLY))]
