@@ -53,8 +53,10 @@ class MemoryState(models.Model):
     # PROTECT: deleting a card or question must never delete what a learner did with it
     # (re-importing a document without it is refused instead; see quiz.content.sync).
     card = models.ForeignKey(Card, null=True, blank=True, on_delete=models.PROTECT, related_name="memories")
+    # No index of its own: memory_unique_question leads with it, one index fewer to write on
+    # every rating.
     question = models.ForeignKey(
-        Question, null=True, blank=True, on_delete=models.PROTECT, related_name="memories"
+        Question, null=True, blank=True, on_delete=models.PROTECT, related_name="memories", db_index=False
     )
     phase = models.PositiveSmallIntegerField(choices=Phase.choices, default=Phase.LEARNING)
     step = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -77,7 +79,8 @@ class MemoryState(models.Model):
                 fields=["user", "kind", "card"], condition=Q(card__isnull=False), name="memory_unique_card_item"
             ),
             models.UniqueConstraint(
-                fields=["user", "question"], condition=Q(question__isnull=False), name="memory_unique_question"
+                # The question first: it is also the index of a question's memories (PROTECT's lookup).
+                fields=["question", "user"], condition=Q(question__isnull=False), name="memory_unique_question"
             ),
             models.CheckConstraint(
                 condition=(Q(kind="question", question__isnull=False, card__isnull=True))
