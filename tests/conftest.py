@@ -2,11 +2,11 @@ import os
 
 import pytest
 
-# Races need a database that runs transactions side by side, `make explain` reads PostgreSQL's
-# plans, and studyapp.postgresql is PostgreSQL's backend: these modules are collected on
-# PostgreSQL (the second pass of .ci/run), not on SQLite, which serialises every writer.
+# Races need a database that runs transactions side by side, `make explain` and the plan tests
+# read PostgreSQL's plans, and studyapp.postgresql is PostgreSQL's backend: these modules are
+# collected on PostgreSQL (the second pass of .ci/run), not on SQLite, which serialises every writer.
 if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
-    collect_ignore_glob = ["test_races*.py", "test_explain_script.py", "test_postgresql_backend.py"]
+    collect_ignore_glob = ["test_races*.py", "test_explain_script.py", "test_postgresql_backend.py", "test_query_plans.py"]
 
 from tests.class_factories import make_instructor
 from tests.factories import make_question_set, make_user

@@ -56,6 +56,16 @@ def test_the_prepared_reads_return_what_the_orm_returns_for_each_learner_and_pos
     assert access._SLOTS.first(attempt=theirs.pk, position=1).attempt.user_id == other.pk
 
 
+def test_the_answers_read_joins_the_memory_on_the_slots_question_or_refuses_to_compile():
+    # The rewrite (tests/test_query_plans.py has the plan it is for) changes one join condition,
+    # and only one that is there: a query built otherwise fails on its first run, not silently.
+    compiled = access._SLOTS_TO_ANSWER._compile()[2]
+    assert '"quiz_attemptslot"."question_id" = memory."question_id"' in compiled
+    assert '"quiz_question"."id" = memory."question_id"' not in compiled
+    with pytest.raises(ValueError, match="joins the memory otherwise"):
+        access._memory_joined_on_the_slot('SELECT 1 FROM "quiz_memorystate" memory', connections["default"])
+
+
 def test_ids_beyond_what_the_database_stores_are_a_404_not_a_500(learner):
     client = logged_in(learner)
     huge = 2**70

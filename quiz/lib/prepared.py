@@ -65,10 +65,14 @@ class PreparedQuery(_CompiledOnce):
     integer, a string or an aware datetime found among the compiled SQL's parameters exactly
     where that name goes (pick values nothing else in the query uses). `first(**values)` runs it
     with those values in their place; a value of another type than its placeholder's matches
-    nothing."""
+    nothing.
 
-    def __init__(self, build, **placeholders):
+    `edit_sql(sql, connection)`, if given, returns the compiled SQL as it is to run: for a
+    rewrite the ORM cannot express and the database plans better, that changes no row read."""
+
+    def __init__(self, build, *, edit_sql=None, **placeholders):
         super().__init__(build, **placeholders)
+        self._edit_sql = edit_sql
         self._converters = weakref.WeakKeyDictionary()
         self._split_checked = set()  # (other query, vendor) pairs whose joined row first_with checked
 
@@ -153,6 +157,8 @@ class PreparedQuery(_CompiledOnce):
         queryset = queryset._chain()  # a copy: the compiler adds its joins to the Query
         compiler = queryset.query.get_compiler(using=queryset.db)
         sql, params = compiler.as_sql()
+        if self._edit_sql is not None:
+            sql = self._edit_sql(sql, connections[queryset.db])
         spots = _spots(self._placeholders, params, connections[queryset.db].ops)
         compiler.connection = None  # each run sets its own thread's
         return queryset, compiler, sql, params, spots, _Rows(compiler, queryset.db)

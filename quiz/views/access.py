@@ -127,7 +127,29 @@ _ANSWERING = AttemptSlot.objects.select_related("attempt", "question").annotate(
         )
     ),
 ).select_related("memory")
-_SLOTS_TO_ANSWER = PreparedQuery(lambda **values: _one_slot(_ANSWERING, **values), **_PLACEHOLDERS)
+
+
+def _memory_joined_on_the_slot(sql, connection):
+    """The answer's read with the learner's memory joined on the slot's question column rather
+    than the question's id (the same value: the question is an inner join). Joined on the
+    question table, PostgreSQL's generic plan took that table's size as the number of times the
+    join runs, found reading a question's memories through the index's first column cheaper
+    than one row by both, and filtered out the other learners: every learner's memory of the
+    question read for one (501 rows, 0.35 ms of the read's 0.5, at 10k answers), and more with
+    every learner who answers it. On the slot, the plan looks the one row up by question and
+    learner."""
+    quote = connection.ops.quote_name
+    question, slot = quote(Question._meta.db_table), quote(AttemptSlot._meta.db_table)
+    column = quote("question_id")
+    through_question = f"{question}.{quote('id')} = memory.{column}"
+    if sql.count(through_question) != 1:
+        raise ValueError(f"the answer's read joins the memory otherwise than on {through_question}")
+    return sql.replace(through_question, f"{slot}.{column} = memory.{column}")
+
+
+_SLOTS_TO_ANSWER = PreparedQuery(
+    lambda **values: _one_slot(_ANSWERING, **values), edit_sql=_memory_joined_on_the_slot, **_PLACEHOLDERS
+)
 
 # Where an attempt stands, for the `attempt` view that "Next question" and "Continue" lead to:
 # the attempt with its set and the position of its first open question, read with the session
