@@ -5,7 +5,7 @@ its values written in; these read the plan that is kept. A plan that reads rows 
 them away costs more with every learner who answers the same question."""
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from quiz.models import Attempt, MemoryState, User
@@ -24,12 +24,15 @@ def generic_plan(query, **values):
     for number in range(1, sql.count("%s") + 1):
         numbered = numbered.replace("%s", f"${number}", 1)
     arguments = ", ".join(connection.ops.compose_sql("%s", [value]) for value in query._parameters(params, spots, values, connection))
+    # In a savepoint: a failing EXPLAIN then leaves the test's transaction usable, so the
+    # DEALLOCATE (which no rollback does) runs and the error shown is EXPLAIN's own.
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
         cursor.execute(f"PREPARE planned AS {numbered}")
         try:
-            cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE planned({arguments})")
-            return cursor.fetchone()[0][0]["Plan"]
+            with transaction.atomic():
+                cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE planned({arguments})")
+                return cursor.fetchone()[0][0]["Plan"]
         finally:
             cursor.execute("DEALLOCATE planned")
 

@@ -68,7 +68,8 @@ class PreparedQuery(_CompiledOnce):
     nothing.
 
     `edit_sql(sql, connection)`, if given, returns the compiled SQL as it is to run: for a
-    rewrite the ORM cannot express and the database plans better, that changes no row read."""
+    rewrite the ORM cannot express and the database plans better, that changes no row read and
+    keeps every `%s` in its place (the values go to them by position)."""
 
     def __init__(self, build, *, edit_sql=None, **placeholders):
         super().__init__(build, **placeholders)

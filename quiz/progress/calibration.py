@@ -53,7 +53,7 @@ def class_reviews(classroom):
     """The class's current learners' reviews of the questions its assignments (archived ones
     too) hold. Subqueries rather than joins, so a question in two pools counts once.
 
-    Reached through the learners' memory rows of those questions (the (user, question) index)
+    Reached through the memory rows of those questions (the (question, user) index)
     and then each row's log (the (memory, reviewed_at) index): filtered on the log's own user,
     PostgreSQL read the whole review log (26 ms at 300k reviews, growing with everyone's history)."""
     learners = Enrollment.objects.filter(classroom=classroom).values("learner")

@@ -273,7 +273,7 @@ def _later_right_answers(user):
     of these tells what is still hidden."""
     return ReviewLog.objects.filter(
         user=user,
-        # The memory's user too: then its (user, question) index finds the one memory row,
+        # The memory's user too: then its (question, user) index finds the one memory row,
         # instead of every learner's memory of the question (13 ms at a million answers).
         memory__user=user,
         memory__question=OuterRef("question"),
