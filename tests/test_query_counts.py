@@ -185,9 +185,9 @@ def test_the_feedback_page_and_the_attempt_redirect(learner_client, learner, dja
 def test_starting_an_attempt(learner_client, learner, django_assert_num_queries):
     question_set = make_question_set(questions=30)
     add_finished_attempts(learner, question_set, 200)
-    # the set (if visible); has questions?; held back by an assignment?; open attempt?; questions;
-    # their choices; savepoint, attempt, slots, release
-    with django_assert_num_queries(AUTH + 10):
+    # the set (if visible); how many questions, how many held back by an assignment; open attempt?;
+    # questions; their choices; savepoint, attempt, slots, release
+    with django_assert_num_queries(AUTH + 9):
         assert learner_client.post(reverse("start_attempt", args=[question_set.pk])).status_code == 302
 
 

@@ -31,8 +31,9 @@ class AttemptQuerySet(models.QuerySet):
     def finished(self):
         return self.filter(finished_at__isnull=False)
 
-    def start_or_resume(self, *, user, question_set, feedback=None, rng=random):
-        """Return the learner's open attempt on this set, or start one with its own shuffle.
+    def start_or_resume(self, *, user, question_set, questions=None, feedback=None, rng=random):
+        """Return the learner's open attempt on this set, or start one with its own shuffle over
+        `questions` (default: the set's current questions).
 
         At most one open attempt per learner and set (a database constraint), so two tabs
         clicking Start at once end up in the same attempt.
@@ -40,9 +41,11 @@ class AttemptQuerySet(models.QuerySet):
         existing = self.for_user(user).unfinished().filter(question_set=question_set).first()
         if existing:
             return existing, False
+        if questions is None:
+            questions = question_set.questions.current()
         try:
             attempt = self.create_with_slots(
-                user=user, questions=question_set.questions.current(), feedback=feedback, rng=rng, question_set=question_set
+                user=user, questions=questions, feedback=feedback, rng=rng, question_set=question_set
             )
         except IntegrityError:
             return self.for_user(user).unfinished().get(question_set=question_set), False

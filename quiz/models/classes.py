@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import models, transaction
-from django.db.models import Exists, F, Max, OuterRef, Q
+from django.db.models import Exists, F, Max, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
@@ -121,11 +122,6 @@ class QuestionPool(models.Model):
     def get_absolute_url(self):
         return reverse("pool", args=[self.pk])
 
-    def count_not_owned(self):
-        """How many of the pool's questions its owner does not own (library or shared by
-        others): learners can practise those with their answers whatever an assignment holds back."""
-        return self.entries.exclude(question__question_set__owner=self.owner).count()
-
     def add_questions(self, question_ids):
         """Append the questions with these ids (those not in the pool yet, among those the
         pool's owner may see) in id order."""
@@ -209,23 +205,34 @@ class AssignmentQuerySet(models.QuerySet):
         """Active assignments of the learner's active classes (an archived class's are history)."""
         return self.active().filter(classroom__archived_at__isnull=True, classroom__enrollments__learner=user)
 
-    def holding_back(self, *, learner, question, question_owner, now, learner_for_override=None):
-        """The learner's assignments that hold a question back from practice: those showing
-        answers only after the due date (the learner's own, with an extension), until then,
-        when the question is their instructor's own. Each argument is a value or an OuterRef
-        (`learner_for_override`: the learner as seen from inside the override subquery, when
-        `learner` is an OuterRef)."""
-        extended = AssignmentOverride.objects.filter(
-            assignment=OuterRef("pk"), learner=learner_for_override or learner, due_at__gt=now
-        )
+    def holding_back(self, *, learner, question, now, learner_for_override=None):
+        """The learner's assignments that hold a question back from practice, whoever owns the
+        question: until the learner may see the assignment's answers, practising its questions
+        with feedback would give them away. When answers are shown after the due date, that is
+        until the learner's due date (theirs, with an extension); when they are shown once an
+        attempt is finished, until the learner has finished one or the due date has passed (a
+        later attempt is marked late anyway). Annotated with `held_until`, the learner's due date.
+
+        Each argument is a value or an OuterRef (`learner_for_override`: the learner as seen
+        from inside the subqueries on overrides and attempts, when `learner` is an OuterRef);
+        `question` None: whatever questions the pool has (the caller filters on them)."""
+        from .attempts import Attempt
+
+        learner_inside = learner_for_override or learner
+        own_due = AssignmentOverride.objects.filter(
+            assignment=OuterRef("pk"), learner=learner_inside, due_at__isnull=False
+        ).values("due_at")[:1]
+        finished_one = Attempt.objects.filter(assignment=OuterRef("pk"), user=learner_inside, finished_at__isnull=False)
+        timing = Assignment.FeedbackTiming
+        in_pool = {} if question is None else {"pool__entries__question": question}
         # Only assignments the learner can see: an archived one, or one of an archived class, holds nothing.
-        return self.active().filter(
-            classroom__archived_at__isnull=True,
-            classroom__enrollments__learner=learner,
-            feedback_timing=Assignment.FeedbackTiming.AFTER_DUE,
-            pool__entries__question=question,
-            classroom__owner=question_owner,
-        ).filter(Q(due_at__gt=now) | Exists(extended))
+        return (
+            self.active()
+            .filter(classroom__archived_at__isnull=True, classroom__enrollments__learner=learner, **in_pool)
+            .annotate(held_until=Coalesce(Subquery(own_due), F("due_at")))
+            .filter(held_until__gt=now)
+            .filter(Q(feedback_timing=timing.AFTER_DUE) | Q(Q(feedback_timing=timing.AFTER_ATTEMPT), ~Exists(finished_one)))
+        )
 
     def owned_by(self, user):
         return self.filter(classroom__owner=user)

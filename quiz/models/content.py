@@ -189,10 +189,12 @@ class SourceDocument(models.Model):
 class QuestionSetQuerySet(OwnedContentQuerySet):
     def with_progress_for(self, user, *, held=None):
         """Annotate each set with its question count and, for a signed-in user, their
-        best finished score, the id of an attempt they can resume, and whether an assignment
-        holds some of its questions back from practice (`practice_held`). One query.
-        `held`: `Question.objects.held_back_ids`, when the page has read it."""
+        best finished score, the id of an attempt they can resume, how many of its questions
+        an assignment holds back from their practice (`held_count`) and until when at the
+        latest (`held_until`). One query. `held`: `Question.objects.held_back_ids`, when the
+        page has read it."""
         from .attempts import Attempt
+        from .classes import Assignment
 
         current = Q(questions__retired_at__isnull=True)
         sets = self.annotate(question_count=Count("questions", filter=current, distinct=True))
@@ -200,15 +202,22 @@ class QuestionSetQuerySet(OwnedContentQuerySet):
             return sets
         mine = Attempt.objects.filter(user=user, question_set=OuterRef("pk"))
         best = mine.filter(finished_at__isnull=False).order_by("-correct_count", "-finished_at")
-        if held is None:
-            held_here = Exists(Question.objects.held_back_from(user, timezone.now()).filter(question_set=OuterRef("pk")))
-        else:
-            held_here = Exists(Question.objects.filter(pk__in=held, question_set=OuterRef("pk"))) if held else Value(False)
-        return sets.annotate(
+        sets = sets.annotate(
             best_correct=Subquery(best.values("correct_count")[:1]),
             best_total=Subquery(best.values("question_count")[:1]),
             open_attempt_id=Subquery(mine.filter(finished_at__isnull=True).values("pk")[:1]),
-            practice_held=held_here,
+        )
+        now = timezone.now()
+        if held is not None and not held:  # nothing held: no subqueries to plan
+            return sets.annotate(held_count=Value(0), held_until=Value(None, output_field=models.DateTimeField()))
+        if held is None:
+            held = Question.objects.held_back_from(user, now).values("pk")
+        holding = Assignment.objects.holding_back(learner=user, question=None, now=now).filter(
+            pool__entries__question__question_set=OuterRef("pk")
+        )
+        return sets.annotate(
+            held_count=Count("questions", filter=current & Q(questions__pk__in=held), distinct=True),
+            held_until=Subquery(holding.order_by("-held_until").values("held_until")[:1]),
         )
 
     def matching(self, text):
@@ -233,6 +242,12 @@ class QuestionSet(OwnedContent):
 
     def __str__(self):
         return self.title
+
+    @property
+    def practice_held(self):
+        """Every current question of the set is held back from the learner's practice by an
+        assignment (read `with_progress_for`): there is nothing to start until `held_until`."""
+        return 0 < self.question_count <= getattr(self, "held_count", 0)
 
 
 class RetirableQuerySet(models.QuerySet):
@@ -277,15 +292,12 @@ class QuestionQuerySet(RetirableQuerySet):
         return self.filter(question_set__in=QuestionSet.objects.visible_to(user))
 
     def held_back_from(self, user, now):
-        """The questions `user` may not practise now: their instructor's own questions in an
-        assignment of theirs that shows answers only after its due date (theirs, with an
-        extension), until that date. Practising them with feedback would give the answers away."""
+        """The questions `user` may not practise now: those of an assignment of theirs whose
+        answers they may not see yet (`Assignment.objects.holding_back`), whoever owns them.
+        Practising them with feedback would give the answers away."""
         from .classes import Assignment
 
-        holding = Assignment.objects.holding_back(
-            learner=user, question=OuterRef("pk"), question_owner=OuterRef("question_set__owner"), now=now
-        )
-        return self.filter(Exists(holding))
+        return self.filter(Exists(Assignment.objects.holding_back(learner=user, question=OuterRef("pk"), now=now)))
 
     def held_back_ids(self, user, now):
         """The ids of the questions held back from `user` now, read once: a page whose several
@@ -297,6 +309,20 @@ class QuestionQuerySet(RetirableQuerySet):
     def practisable_by(self, user, now, *, held=None):
         """Less what is held back from `user` now (`held`: `held_back_ids`, when already read)."""
         return self.exclude(pk__in=self.model.objects.held_back_from(user, now).values("pk") if held is None else held)
+
+    def count_held_back_from(self, user, now):
+        """{"total": how many questions, "held": how many of them are held back from `user` now}, in one query."""
+        held = Q(pk__in=self.model.objects.held_back_from(user, now).values("pk"))
+        return self.aggregate(total=Count("pk"), held=Count("pk", filter=held))
+
+    def holding_assignment(self, user, now):
+        """Of the assignments that hold some of these questions back from `user` now, the one
+        that holds them longest (its `held_until` says until when), or None: what a page names
+        when it says why a quiz left questions out or could not start."""
+        from .classes import Assignment
+
+        holding = Assignment.objects.holding_back(learner=user, question=None, now=now)
+        return holding.filter(pool__entries__question__in=self).order_by("-held_until", "pk").first()
 
 
 class Question(Retirable):
@@ -437,3 +463,9 @@ class Card(Retirable):
 
     def __str__(self):
         return self.front[:80]
+
+    def myth_readable_by(self, user, memories):
+        """May `user` read this card's misconception outside studying? It tells which "Myth or
+        fact?" statement is the myth, so only its deck's owner, or a learner who has rated the
+        card at least once (`memories`: theirs of this card, read anyway by the caller)."""
+        return self.deck.owner_id == user.pk or any(memory.last_review is not None for memory in memories)

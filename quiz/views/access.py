@@ -122,7 +122,6 @@ _ANSWERING = AttemptSlot.objects.select_related("attempt", "question").annotate(
             learner=OuterRef("attempt__user"),
             learner_for_override=OuterRef(OuterRef("attempt__user")),
             question=OuterRef("question_id"),
-            question_owner=OuterRef("question__question_set__owner"),
             now=Now(),
         )
     ),

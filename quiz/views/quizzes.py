@@ -8,11 +8,12 @@ from django.http import HttpResponseBadRequest, HttpResponseForbidden, HttpRespo
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from quiz.forms import AnswerForm, FlagForm, StartAttemptForm
 from quiz.lib.http import navigate, render_page
-from quiz.models import Attempt, AttemptSlot, MockExam, Question, QuestionSet, ReviewLog, score_by_topic
+from quiz.models import Attempt, AttemptSlot, MockExam, QuestionSet, ReviewLog, score_by_topic
 from quiz.study.answers import submit_answer
 from quiz.study.catch_up import finish_and_release
 
@@ -26,8 +27,25 @@ from .access import (
 )
 
 HELD_BACK = (
-    "An assignment of your class holds these questions back until its due date: practise them after it."
+    "An assignment of your class holds this question back until you may see its answers: practise it after that."
 )
+
+
+def held_back_message(assignment, *, left_out=None):
+    """Why questions are missing from a practice quiz, and until when: the assignment that
+    holds them back longest (`Question.objects.holding_assignment`). `left_out`: how many the
+    quiz left out, when it started without them; None when nothing could start."""
+    if assignment is None:  # its hold ended a moment ago
+        return "Some questions were held back by an assignment a moment ago: start again to practise them."
+    until = date_format(timezone.localtime(assignment.held_until), "DATETIME_FORMAT")
+    if assignment.feedback_timing == assignment.FeedbackTiming.AFTER_DUE:
+        when = f"after its due date ({until})"
+    else:
+        when = f"once you finish an attempt at it, or after its due date ({until})"
+    reason = f"“{assignment.title}”, an assignment of your class, shows its answers only {when}"
+    if left_out is None:
+        return f"{reason}: its questions return to your practice then."
+    return f"{left_out} question{'s' if left_out != 1 else ''} left out of this quiz: {reason}."
 
 
 @require_POST
@@ -37,15 +55,21 @@ def start_attempt(request, set_id):
     form = StartAttemptForm(request.POST)
     if not form.is_valid():
         return HttpResponseBadRequest("Unknown feedback mode.")
-    if not question_set.questions.current().exists():
+    current, now = question_set.questions.current(), timezone.now()
+    counts = current.count_held_back_from(request.user, now)
+    if not counts["total"]:
         messages.error(request, f"“{question_set.title}” has no questions yet.")
         return redirect("home")
-    if Question.objects.held_back_from(request.user, timezone.now()).filter(question_set=question_set).exists():
-        messages.info(request, HELD_BACK)
+    if counts["held"] == counts["total"]:  # every question held back: say why and until when
+        messages.info(request, held_back_message(current.holding_assignment(request.user, now)))
         return redirect("home")
-    attempt, _ = Attempt.objects.start_or_resume(
-        user=request.user, question_set=question_set, feedback=form.cleaned_data["feedback"]
+    attempt, started = Attempt.objects.start_or_resume(
+        user=request.user, question_set=question_set, questions=current.practisable_by(request.user, now),
+        feedback=form.cleaned_data["feedback"],
     )
+    if started and counts["held"]:
+        left_out = held_back_message(current.holding_assignment(request.user, now), left_out=counts["held"])
+        messages.info(request, left_out)
     return redirect(attempt)
 
 

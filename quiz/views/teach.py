@@ -18,7 +18,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from quiz.forms import AssignmentForm, BankFilterForm, ClassroomForm, OverrideForm, QuestionPoolForm, id_from_form
 from quiz.lib.csv_export import csv_download
 from quiz.lib.http import render_page, safe_next
-from quiz.models import Assignment, Attempt, Classroom, Question, new_join_code
+from quiz.models import Attempt, Classroom, Question, new_join_code
 from quiz.progress import calibration
 from quiz.study.catch_up import close_expired_attempts
 from quiz.teaching import exports, rules
@@ -199,8 +199,6 @@ def assignment(request, assignment_id):
         return redirect("assignment", assignment_id=assignment.pk)
     overrides = assignment.overrides.select_related("learner").order_by("learner__username")
     context = {"assignment": assignment, "form": form, "overrides": overrides}
-    if assignment.feedback_timing == Assignment.FeedbackTiming.AFTER_DUE:
-        context["practisable_elsewhere"] = assignment.pool.count_not_owned()
     return render(request, "instructor/assignment.html", context, status=400 if form.errors else 200)
 
 
