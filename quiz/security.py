@@ -4,11 +4,12 @@ refused imports; and the per-address limit on failed logins. Connected in `QuizC
 
 import logging
 
+from axes.helpers import get_client_ip_address
+from axes.models import AccessFailureLog
 from django.conf import settings
 from django.contrib.auth.signals import user_login_failed
 from django.dispatch import receiver
-from django_ratelimit.core import get_usage
-from django_ratelimit.decorators import ALL
+from django.utils import timezone
 
 log = logging.getLogger("quiz.security")
 
@@ -17,24 +18,35 @@ def client_address(request):
     return request.META.get("REMOTE_ADDR", "") if request is not None else ""
 
 
-LOGIN_FAILURES = "login-failures"
+# django-axes keeps the username tried in a column 255 characters long.
+AXES_USERNAME_LENGTH = 255
 
 
-def address_over_failure_limit(request, *, count=False):
-    """Has this address failed to log in too often lately (counting this failure when `count`)?
-    Failures only: a class logging in together from one address is not held back."""
-    usage = get_usage(
-        request, group=LOGIN_FAILURES, key="ip", rate=settings.RATELIMIT_LOGIN_FAILURES, method=ALL, increment=count
-    )
-    # The limit is how many failures are allowed: once they are used up, the next try waits.
-    return usage is not None and usage["count"] >= usage["limit"]
+def username_for_lockout(request, credentials):
+    """The username a failed login is recorded and locked under (AXES_USERNAME_CALLABLE): the one
+    typed, cut to what axes' table holds. No account's name is that long (150 at most), so a
+    longer one is an ordinary failed login rather than a database error; the cut is the same when
+    a lock is checked and when a failure is recorded."""
+    source = credentials if credentials else getattr(request, "POST", {})
+    username = source.get(settings.AXES_USERNAME_FORM_FIELD)
+    return None if username is None else str(username)[:AXES_USERNAME_LENGTH]
+
+
+def address_over_failure_limit(request, now=None):
+    """Has this address used up its failed logins: LOGIN_FAILURES_PER_ADDRESS in the last
+    LOGIN_FAILURE_WINDOW, whatever usernames they tried (refusals of a locked account count
+    too: each is a failed login)? A sliding window over axes' log of failures, which records
+    the address as axes sees it (behind proxies too), so the 51st failure within any 15
+    minutes is the first refused, wherever the clock's quarter-hours fall. Failures only: a
+    class logging in together from one address is not held back."""
+    since = (now or timezone.now()) - settings.LOGIN_FAILURE_WINDOW
+    recent = AccessFailureLog.objects.filter(ip_address=get_client_ip_address(request), attempt_time__gt=since)
+    return recent.count() >= settings.LOGIN_FAILURES_PER_ADDRESS
 
 
 @receiver(user_login_failed)
 def log_failed_login(sender, credentials, request=None, **kwargs):
     # The username tried, never the password (Django already masks it in `credentials`).
-    if request is not None:
-        address_over_failure_limit(request, count=True)
     log.info(
         "login failed",
         extra={"event": "login_failed", "username": credentials.get("username", ""), "address": client_address(request)},

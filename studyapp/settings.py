@@ -242,13 +242,19 @@ SILENCED_SYSTEM_CHECKS += ["axes.W006"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_USERNAME_FORM_FIELD = "username"
+AXES_USERNAME_CALLABLE = "quiz.security.username_for_lockout"  # any length typed is a plain failed login
+# Every failed login is logged (refusals of a locked account too): the per-address limit below
+# counts them over a sliding window (quiz.security). A daily `manage.py axes_reset_failure_logs
+# --age 30` prunes the log (README, Deployment).
+AXES_ENABLE_ACCESS_FAILURE_LOG = True
+LOGIN_FAILURES_PER_ADDRESS = env_int("DJANGO_LOGIN_FAILURES_PER_ADDRESS", 50)
+LOGIN_FAILURE_WINDOW = timedelta(minutes=env_int("DJANGO_LOGIN_FAILURE_WINDOW_MINUTES", 15))
 # Behind N trusted proxies, the client's address is the Nth from the right in X-Forwarded-For.
 AXES_IPWARE_PROXY_COUNT = env_int("DJANGO_PROXY_COUNT", 0) or None
 AXES_IPWARE_META_PRECEDENCE_ORDER = ["HTTP_X_FORWARDED_FOR", "REMOTE_ADDR"] if AXES_IPWARE_PROXY_COUNT else ["REMOTE_ADDR"]
 
 # --- Sign-up and password reset (django-ratelimit), per address ------------------------------------
 RATELIMIT_SIGNUP = os.environ.get("DJANGO_SIGNUP_RATE", "10/h")
-RATELIMIT_LOGIN_FAILURES = os.environ.get("DJANGO_LOGIN_FAILURES_PER_ADDRESS", "50/15m")
 RATELIMIT_PASSWORD_RESET = os.environ.get("DJANGO_PASSWORD_RESET_RATE", "5/h")
 # Per email address typed, from any address: nobody can flood one inbox with reset emails.
 RATELIMIT_PASSWORD_RESET_PER_EMAIL = os.environ.get("DJANGO_PASSWORD_RESET_EMAIL_RATE", "3/h")

@@ -9,10 +9,13 @@ import os
 import subprocess
 import sys
 
+from datetime import timedelta
+
 import pytest
 from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.safestring import mark_safe
 
 from quiz.lib.csv_export import csv_chunks, spreadsheet_safe
@@ -67,7 +70,7 @@ def test_a_classmates_typos_do_not_lock_out_others_on_the_same_network(db):
 
 
 def test_one_address_guessing_many_accounts_is_held_back(db, settings):
-    settings.RATELIMIT_LOGIN_FAILURES = "6/15m"  # 50 by default; fewer here to keep the test short
+    settings.LOGIN_FAILURES_PER_ADDRESS = 6  # 50 by default; fewer here to keep the test short
     for name in ("a1", "a2", "a3", "a4", "a5", "a6", "a7"):
         make_user(name)
     for name in ("a1", "a2", "a3", "a4", "a5", "a6"):
@@ -77,6 +80,55 @@ def test_one_address_guessing_many_accounts_is_held_back(db, settings):
 
     assert response.status_code == 429 and "Logging in from this network" in response.content.decode()
     assert log_in(Client(), "a7", PASSWORD, address="198.51.100.10").status_code == 302  # another address
+
+
+def refused_by(response):
+    """Which rule answered a login: None (the form again, or signed in), "account" or "address"."""
+    page = response.content.decode()
+    if response.status_code != 429:
+        return None
+    return "address" if "Logging in from this network" in page else "account" if "Too many attempts" in page else "?"
+
+
+def test_failures_spread_over_eight_usernames_meet_each_rule_exactly_when_documented(db):
+    """The testers' probe, with the default limits: 60 wrong passwords from one address, taking
+    eight usernames in turn. Each username locks on its 5th failure (the 33rd to 40th request),
+    and its later tries are refused by that lock; every failure counts for the address, so the
+    51st request is the first the address limit refuses, whichever username it names."""
+    names = [f"user{n}" for n in range(8)]
+    for name in names:
+        make_user(name)
+
+    answers = [refused_by(log_in(Client(), names[n % 8], "wrong", address="203.0.113.40")) for n in range(60)]
+
+    assert answers[:32] == [None] * 32
+    assert answers[32:50] == ["account"] * 18
+    assert answers[50:] == ["address"] * 10
+
+
+def test_the_address_limit_is_a_sliding_window_of_fifteen_minutes(db):
+    from axes.models import AccessFailureLog
+
+    for n in range(50):
+        log_in(Client(), f"nobody{n}", "wrong", address="203.0.113.41")
+    assert refused_by(log_in(Client(), "nobody-else", "wrong", address="203.0.113.41")) == "address"
+
+    # Move the failures back in time: those more than 15 minutes old no longer count.
+    oldest = AccessFailureLog.objects.filter(ip_address="203.0.113.41").order_by("attempt_time", "pk")
+    AccessFailureLog.objects.filter(pk__in=list(oldest.values_list("pk", flat=True)[:1])).update(
+        attempt_time=timezone.now() - timedelta(minutes=15, seconds=1)
+    )
+    assert refused_by(log_in(Client(), "nobody-else", "wrong", address="203.0.113.41")) is None  # 49 left, this is the 50th
+    assert refused_by(log_in(Client(), "nobody-else", "wrong", address="203.0.113.41")) == "address"
+
+
+@pytest.mark.parametrize("length", [150, 151, 255, 256, 5000])
+def test_a_username_of_any_length_is_a_plain_failed_login(db, length):
+    username = "x" * length
+    for _ in range(4):
+        response = log_in(Client(), username, "wrong", address="203.0.113.42")
+        assert response.status_code == 200 and "Please enter a correct username and password" in response.content.decode()
+    assert refused_by(log_in(Client(), username, "wrong", address="203.0.113.42")) == "account"  # the 5th locks it
 
 
 def test_a_right_password_before_the_limit_logs_in_and_resets_the_count(db):
