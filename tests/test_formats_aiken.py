@@ -38,6 +38,24 @@ def test_it_is_recognised_by_content_with_crlf_a_bom_and_no_final_line_break():
     assert document.items[0].choices == [("yes", True), ("no", False)]
 
 
+def test_a_choice_needs_no_space_after_its_label_as_in_moodle():
+    text = "Which layer routes?\nA)Transport\nB)Network\nC.Link\nANSWER: B\n"
+
+    [document], _ = parse_document(text.encode(), "quiz.txt")  # recognised as Aiken, not as a deck
+
+    assert document.kind == SourceDocument.Kind.QUIZ
+    assert document.items[0].choices == [("Transport", False), ("Network", True), ("Link", False)]
+
+
+def test_a_stem_line_with_a_label_but_no_space_stays_text_unless_it_is_the_choice_due():
+    text = "Pick one.\nI.e. the best.\nA) yes\nB) no\nANSWER: A\n"
+
+    [document], _ = parse_document(text.encode(), "quiz.txt", "aiken")
+
+    assert document.items[0].stem == "Pick one.\nI.e. the best."
+    assert document.items[0].choices == [("yes", True), ("no", False)]
+
+
 @pytest.mark.parametrize(
     "text, message",
     [

@@ -6,7 +6,7 @@
     ANSWER: B
 
 A question's text (one line or more), choices labelled `A.` or `A)` with consecutive
-capital letters, then `ANSWER: X`. Blank lines between questions are optional. Aiken has no
+capital letters (a space after the label is optional), then `ANSWER: X`. Blank lines between questions are optional. Aiken has no
 explanations and no topics: questions get an empty explanation, and their topics are left
 as they are. The grammar follows Moodle's importer (question/format/aiken/format.php),
 stricter where Moodle guesses: a choice out of order, a line between the choices and the
@@ -32,7 +32,8 @@ from .documents import (
     title_from_file_name,
 )
 
-CHOICE_LINE = re.compile(r"^([A-Z])[.)][ \t]+(.*)$")
+# The space after the label is optional, as in Moodle's importer ("A)Correct" is a choice).
+CHOICE_LINE = re.compile(r"^([A-Z])[.)]([ \t]*)(.*)$")
 ANSWER_LINE = re.compile(r"^ANSWER\s*:\s*(.*)$")
 
 
@@ -88,7 +89,7 @@ def _read_line(current, line, number, file, questions):
         return None
     if current is not None and current.broken:
         return current
-    if choice := CHOICE_LINE.match(line):
+    if (choice := CHOICE_LINE.match(line)) and _is_choice(current, choice):
         _add_choice(current, choice, number, file)
     elif current is None:
         return _Question(number, line)
@@ -100,10 +101,17 @@ def _read_line(current, line, number, file, questions):
     return current
 
 
+def _is_choice(current, choice):
+    """A labelled line is a choice; one with no space after its label ("A)Correct", but also
+    "I.e. ..." or "A.B. testing" in a question's text) only where it is the next choice due."""
+    letter, space, _ = choice.groups()
+    return bool(space) or (current is not None and letter == chr(ord("A") + len(current.choices)))
+
+
 def _add_choice(current, choice, number, file):
     if current is None:
         raise ContentError(file, number, "a choice before any question text")
-    letter, text = choice.groups()
+    letter, _, text = choice.groups()
     expected = chr(ord("A") + len(current.choices))
     if letter != expected:
         raise ContentError(file, number, f"expected choice {expected}, found {letter}")
@@ -134,10 +142,16 @@ def write_aiken(question_set):
     return "\n".join(_aiken_question(question) for question in question_set["questions"])
 
 
+def _reads_as_choice(stem_line):
+    """Would parse_aiken read this line of a stem as a choice (the first, A, is the one due)?"""
+    choice = CHOICE_LINE.match(stem_line)
+    return bool(choice) and _is_choice(_Question(0, ""), choice)
+
+
 def _aiken_question(question):
     where = f"the question {shorten(one_line(question['stem']))!r}"
     stem = [line.strip() for line in plain_lines(question["stem"]) if line.strip()]
-    if any(CHOICE_LINE.match(line) or ANSWER_LINE.match(line) for line in stem):
+    if any(_reads_as_choice(line) or ANSWER_LINE.match(line) for line in stem):
         raise ExportError(f"{where} has a line that Aiken reads as a choice or an answer; export as GIFT or JSON")
     if len(question["choices"]) > 26:
         raise ExportError(f"{where} has more than 26 choices, one per letter A-Z; export as GIFT or JSON")
