@@ -49,6 +49,14 @@ def test_the_spread_follows_the_bank_by_largest_remainder():
     assert spread({"a": 10, "b": 6, "c": 4}, 7) == {"a": 4, "b": 2, "c": 1}
 
 
+def test_exactly_tied_remainders_go_to_the_topic_listed_first():
+    # 6 of 18 over 8/5/3/2: quotas 2 2/3, 1 2/3, 1, 2/3; three remainders tie at 2/3, and the two
+    # questions left go to the first two topics listed (the untagged bucket is listed last).
+    assert spread({"a": 8, "b": 5, "c": 3, None: 2}, 6) == {"a": 3, "b": 2, "c": 1}
+    assert spread({"a": 1, "b": 1, "c": 1}, 2) == {"a": 1, "b": 1}
+    assert spread({"a": 10, "b": 10}, 5, weights={"a": 1, "b": 1}) == {"a": 3, "b": 2}
+
+
 def test_instructor_weights_decide_the_spread_and_a_short_topic_gives_its_share_to_the_others():
     # Weights 1:1, but topic "b" has only 2 questions: the rest goes to "a".
     assert spread({"a": 10, "b": 2}, 8, weights={"a": 1, "b": 1}) == {"a": 6, "b": 2}

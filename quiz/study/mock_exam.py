@@ -10,6 +10,7 @@ writes the attempt, its slots and the exam's record in one transaction.
 
 import random
 from collections import defaultdict
+from fractions import Fraction
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -53,7 +54,9 @@ def spread(available, count, weights=None):
     while left > 0:
         open_topics = {t: w for t, w in weights.items() if shares[t] < available[t]}
         total = sum(open_topics.values())
-        quotas = {t: left * w / total for t, w in open_topics.items()}
+        # Exact fractions: quotas that tie must tie, so the tie goes to the topic listed first
+        # (in floating point, 6 * 8 / 18 and 6 * 2 / 18 leave remainders a hair apart).
+        quotas = {t: Fraction(left * w, total) for t, w in open_topics.items()}
         given = {t: min(int(q), available[t] - shares[t]) for t, q in quotas.items()}
         remaining = left - sum(given.values())
         by_remainder = sorted(open_topics, key=lambda t: quotas[t] - int(quotas[t]), reverse=True)
