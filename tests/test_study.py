@@ -314,11 +314,50 @@ def test_card_info_after_again_says_learning_not_full_recall(learner_client, lea
     assert "Recall in 7 days" in after and "100%" not in after
 
 
-def test_card_text_keeps_its_line_breaks_and_spaces(learner_client, deck):
+def test_card_info_shows_the_misconception_only_to_its_author_or_after_one_rating(client, learner_client, learner, db):
+    from tests.factories import make_user
+
+    author = make_user("author")
+    deck = make_deck("Someone's deck", owner=author, visibility="everyone")
+    card = deck.cards.first()
+    card.misconception, card.correction = "The myth the drill asks about", "Why it is wrong"
+    card.save()
+    url = reverse("card_info", args=[card.pk])
+
+    before = learner_client.get(url).content.decode()
+    scheduling.rate(user=learner, kind=Kind.MYTH, item=card, rating=3, source="drill")
+    after = learner_client.get(url).content.decode()
+    client.force_login(author)
+    by_author = client.get(url).content.decode()
+
+    assert card.back in before and "The myth the drill asks about" not in before and "Why it is wrong" not in before
+    assert "The myth the drill asks about" in after and "Why it is wrong" in after
+    assert "The myth the drill asks about" in by_author
+
+
+def test_a_deck_download_leaves_out_the_myths_its_learner_has_not_met(learner_client, learner, db):
+    from tests.factories import make_user
+
+    deck = make_deck("Shared deck", owner=make_user("author"), visibility="everyone")
+    met, unmet = deck.cards.order_by("position")[:2]
+    for card in (met, unmet):
+        card.misconception, card.correction = f"Myth of {card.key}", f"Correction of {card.key}"
+        card.save()
+    scheduling.rate(user=learner, kind=Kind.CARD, item=met, rating=3, source="study")
+
+    text = learner_client.get(reverse("download_deck", args=[deck.pk, "json"])).content.decode()
+
+    assert f"Myth of {met.key}" in text and f"Correction of {met.key}" in text
+    assert f"Myth of {unmet.key}" not in text and f"Correction of {unmet.key}" not in text
+    assert unmet.back in text
+
+
+def test_card_text_keeps_its_line_breaks_and_spaces(learner_client, learner, deck):
     card = deck.cards.first()
     card.back = "First line\nSecond  line"
     card.misconception, card.correction = "Myth <b>one</b>\ncontinued", "Because\n\nreasons"
     card.save()
+    scheduling.rate(user=learner, kind=Kind.CARD, item=card, rating=3, source="study")  # its myth is shown once rated
 
     html = learner_client.get(reverse("card_info", args=[card.pk])).content.decode()
 

@@ -69,18 +69,19 @@ def formats_for(container):
     return SET_FORMATS if isinstance(container, QuestionSet) else DECK_FORMATS
 
 
-def export_one(container, format):
+def export_one(container, format, *, myths_left_out=()):
     """One QuestionSet or Deck in `format` (a key of formats_for(container)), as an ExportedFile.
 
-    Who may export what is the caller's business. Raises ExportError for content the format
-    cannot write so that it reads back as it is, and KeyError for a format of the other kind."""
+    Who may export what is the caller's business (`myths_left_out`: the ids of the deck's cards
+    written without their misconception and its correction). Raises ExportError for content the
+    format cannot write so that it reads back as it is, and KeyError for a format of the other kind."""
     extension, write = formats_for(container)[format]
     if isinstance(container, QuestionSet):
         prefetch_related_objects([container], "source", "questions__choices", "questions__topics")
         data = _export_question_set(container)
     else:
         prefetch_related_objects([container], "source", "cards__topics")
-        data = _export_deck_data(container)
+        data = _export_deck_data(container, myths_left_out)
     return ExportedFile(export_file_name(container.title, extension), write(data))
 
 
@@ -113,17 +114,20 @@ def _question_data(question):
     return _with_topics(question, data)
 
 
-def _export_deck_data(deck):
+def _export_deck_data(deck, myths_left_out=()):
     cards = sorted((c for c in deck.cards.all() if not c.is_retired), key=lambda c: (c.position, c.key))
     return {
         "title": deck.title,
         "source": _source_name(deck),
-        "cards": [_card_data(card) for card in cards],
+        "cards": [_card_data(card, card.pk in myths_left_out) for card in cards],
     }
 
 
-def _card_data(card):
-    return _with_topics(card, {"key": card.key, **{name: getattr(card, name) for name in CARD_PARTS}})
+def _card_data(card, without_myth=False):
+    parts = {name: getattr(card, name) for name in CARD_PARTS}
+    if without_myth:
+        parts.update(misconception="", correction="")
+    return _with_topics(card, {"key": card.key, **parts})
 
 
 def _with_topics(item, data):

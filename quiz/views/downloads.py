@@ -5,7 +5,9 @@ A question set's file is its answer key, so only whoever may already read it who
 it: its owner, or an instructor building quizzes (who sees the bank's answers anyway). A
 learner never gets the answers of a set they could still be tested on (nor does an instructor
 who is a learner in a colleague's class). A deck's backs are
-what studying shows on every flip, so any deck a user may see can be downloaded.
+what studying shows on every flip, so any deck a user may see can be downloaded; but another's
+deck comes without the misconceptions its downloader has not met in study (they are the myth
+drill's answers), as on the card page.
 """
 
 from django.contrib import messages
@@ -19,7 +21,7 @@ from django.views.decorators.http import require_safe
 
 from quiz.content.documents import ExportError
 from quiz.content.export import export_one, formats_for
-from quiz.models import Deck, Question, QuestionSet
+from quiz.models import Deck, MemoryState, Question, QuestionSet
 
 CONTENT_TYPES = {"json": "application/json", "csv": "text/csv"}
 
@@ -33,6 +35,15 @@ def downloadable_sets(user):
     return QuestionSet.objects.visible_to(user).exclude(Exists(held))
 
 
+def _myths_unseen(user, item):
+    """The cards of another's deck whose misconception `user` has not met yet (never rated): the
+    download leaves those out, as the card page does, since each tells a "Myth or fact?" answer."""
+    if not isinstance(item, Deck) or item.owner_id == user.pk:
+        return set()
+    rated = MemoryState.objects.filter(user=user, card=OuterRef("pk"), last_review__isnull=False)
+    return set(item.cards.exclude(misconception="").exclude(Exists(rated)).values_list("pk", flat=True))
+
+
 @require_safe
 @login_required
 def download(request, kind, pk, format):
@@ -41,7 +52,7 @@ def download(request, kind, pk, format):
     if format not in formats_for(item):
         raise Http404("No such format for this content.")
     try:
-        exported = export_one(item, format)
+        exported = export_one(item, format, myths_left_out=_myths_unseen(request.user, item))
     except ExportError as error:
         messages.error(request, f"Not downloaded: {error}")
         return redirect("library" if item.owner_id == request.user.pk else "home")

@@ -290,7 +290,7 @@ def card_info(request, card_id):
     cards = Card.objects.filter(Q(deck__in=Deck.objects.visible_to(request.user)) | Exists(studied))
     card = get_object_or_404(cards.select_related("deck"), pk=card_id)
     now = timezone.now()
-    memories = MemoryState.objects.filter(user=request.user, card=card).order_by("kind")
+    memories = list(MemoryState.objects.filter(user=request.user, card=card).order_by("kind"))
     scheduler = scheduling.scheduler_for(request.user)
     # Recall a week ahead, as the dashboard gives it (see scheduling.RECALL_AHEAD).
     states = [
@@ -304,7 +304,8 @@ def card_info(request, card_id):
     ]
     reviews = ReviewLog.objects.filter(user=request.user, memory__card=card).select_related("memory")
     page = Paginator(reviews, settings.QUIZ_PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(request, "quiz/card_info.html", {"card": card, "states": states, "page": page})
+    context = {"card": card, "states": states, "page": page, "myth_shown": card.myth_readable_by(request.user, memories)}
+    return render(request, "quiz/card_info.html", context)
 
 
 @require_POST
