@@ -76,12 +76,6 @@ def pages(ids):
         ("gradebook CSV", "demo_teacher", "get", f"/teach/classes/{ids['classroom']}/gradebook.csv"),
         ("responses CSV", "demo_teacher", "get", f"/teach/classes/{ids['classroom']}/responses.csv"),
         ("item analysis", "demo_teacher", "get", f"/teach/assignments/{ids['assignment']}/analysis/"),
-        # The least an answer can cost with its writes (quiz.views.health.answer_floor, its SQL in
-        # quiz.lib.answer_floor). Last, so that the pages before it read the history an answer
-        # leaves, not the floor's rows too. Its learners answer the questions the answer's did, in
-        # the same order: its memory writes mostly update the memories the answer's made (an
-        # answer of a new question inserts one).
-        ("answer floor", "demo", "floor", "/bench/answer-floor/{attempt}/{position}/"),
     ]
     return every[:1] + [page for page in every[1:] if not ONLY or page[0].startswith(tuple(ONLY))]
 
@@ -97,17 +91,12 @@ attempt = bench_attempt("demo")  # answered in this process (server_side)
 # Each client answers as a learner of its own, in an attempt of its own, as a class does:
 # answers to one attempt are taken in turn (each holds the attempt's row until it commits).
 answering = [bench_attempt(f"demo_learner{{n}}").pk for n in range({CLIENTS})]
-# The answer floor's, apart: each of its POSTs needs a question still open (one more open
-# attempt for each of these learners, as the answer's is).
-floor = bench_attempt("demo", "bench floor")
-floors = [bench_attempt(f"demo_learner{{n}}", "bench floor").pk for n in range({CLIENTS})]
 finished = Attempt.objects.for_user(demo).finished().order_by("-started_at").first()
 classroom = Classroom.objects.get(name="Demo class")
 assignment = classroom.assignments.order_by("pk").first()  # Week 1: the whole class took it
 sizes = (Attempt.objects.filter(assignment__classroom=classroom).count(), assignment.attempts.count(),
-         Attempt.objects.for_user(demo).exclude(purpose__in=["bench", "bench floor"]).count())
-print(attempt.pk, finished.pk, classroom.pk, assignment.pk, *sizes, ",".join(map(str, answering)), floor.pk,
-      ",".join(map(str, floors)))
+         Attempt.objects.for_user(demo).exclude(purpose="bench").count())
+print(attempt.pk, finished.pk, classroom.pk, assignment.pk, *sizes, ",".join(map(str, answering)))
 """
 
 
@@ -120,15 +109,15 @@ def prepare(env, answers):
     result = subprocess.run([sys.executable, "manage.py", "shell", "-c", PREPARE], cwd=ROOT, env=env,
                             capture_output=True, text=True, check=True)
     names = ("attempt", "finished", "classroom", "assignment", "class_attempts", "assignment_attempts", "demo_attempts",
-             "answering", "floor", "floors")
+             "answering")
     ids = dict(zip(names, result.stdout.strip().splitlines()[-1].split()))
-    ids["answering"], ids["floors"] = ids["answering"].split(","), ids["floors"].split(",")
+    ids["answering"] = ids["answering"].split(",")
     return ids
 
 
 # The pages that answer: {method: (the ids of demo's attempt, of the clients' attempts)}. Their
 # URLs take the attempt and the position of the question answered.
-ANSWERING = {"answer": ("attempt", "answering"), "floor": ("floor", "floors")}
+ANSWERING = {"answer": ("attempt", "answering")}
 
 
 def rate(server, who, method, url, ids, database=None):
@@ -241,7 +230,7 @@ for position in {visits}:
     counts.append(len(queries))
 print(counts[-1], round(statistics.median(times[{WARMUP}:]), 1))  # the first warm the connection and templates
 """
-    bench_env = {**env, "DJANGO_ENV": "development", "DJANGO_DEBUG": "0", "DJANGO_BENCHMARK": "1",
+    bench_env = {**env, "DJANGO_ENV": "development", "DJANGO_DEBUG": "0", "DJANGO_SETTINGS_MODULE": "bench.settings",
                  "DJANGO_ALLOWED_HOSTS": "testserver"}
     result = subprocess.run([sys.executable, "manage.py", "shell", "-c", script], cwd=ROOT, env=bench_env,
                             capture_output=True, text=True, check=True)
@@ -266,7 +255,7 @@ def measure(kind):
         setups = []
         for answers in SIZES:
             url = stack.enter_context(database(kind, Path(tmp), answers))
-            env = production_env(url, Path(tmp) / f"static{answers}", DJANGO_BENCHMARK="1")
+            env = production_env(url, Path(tmp) / f"static{answers}", DJANGO_SETTINGS_MODULE="bench.settings")
             ids = prepare(env, answers)
             (server,) = stack.enter_context(gunicorn_servers(env, count=1, workers=2))
             # Each answering page answers demo's attempt of its own, question after question.

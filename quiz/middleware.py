@@ -1,51 +1,14 @@
-"""Middleware of the app: the signed-in user read with the session, dates in each signed-in
+"""Middleware of the app: dates in each signed-in
 user's own time zone, a clear 400 for request bodies in a charset the app cannot read,
 private pages kept out of shared caches, content changes announced before a response leaves,
 and compression only for pages big enough to be worth the server's time."""
 
-from django.contrib import auth
-from django.contrib.auth import middleware as auth_middleware
 from django.http import HttpResponseBadRequest
 from django.middleware import gzip
 from django.utils import timezone
 from django.utils.cache import patch_cache_control
-from django.utils.functional import SimpleLazyObject
 
 from quiz.lib.content_changes import flush_due_generation
-from quiz.session_backends import user_read_with_session
-
-
-class AuthenticationMiddleware(auth_middleware.AuthenticationMiddleware):
-    """Django's, except that `request.user` is the user the session's own query read (see
-    `quiz.session_backends`) when the session vouches for them; otherwise Django's `get_user`.
-
-    A view marked `reads_with_session` (quiz.views.access) has its first read made in the same
-    statement as the session's: one round trip fewer on the pages a learner loads most."""
-
-    def process_request(self, request):
-        super().process_request(request)
-        # Lazy until the view is known (process_view), as Django's; read then, for the rest.
-        request.user = SimpleLazyObject(lambda: _signed_in_user(request))
-
-    def process_view(self, request, view, view_args, view_kwargs):
-        read = getattr(view, "read_with_session", None)
-        session = request.session
-        # Only the app's database engine can (its cached one reads the session from the cache).
-        if read is not None and getattr(session, "can_read_with", None) and session.can_read_with():
-            query, values = read(request, **view_kwargs)
-            request.read_ahead = query, values, session.read_with(query, values)
-        # A plain object from here on, not the lazy one: each of the hundred or so reads of a
-        # lazy object's attributes a page makes (the header, the views, the middleware) went
-        # through its proxy.
-        request.user = _signed_in_user(request)
-
-
-def _signed_in_user(request):
-    # Cached where Django's middleware caches the synchronous user (`request.auser()`, unused
-    # here, reads through Django's own get_user).
-    if not hasattr(request, "_cached_user"):
-        request._cached_user = user_read_with_session(request.session) or auth.get_user(request)
-    return request._cached_user
 
 
 class ContentChangesMiddleware:
@@ -64,9 +27,7 @@ class ContentChangesMiddleware:
 
 class UserTimeZoneMiddleware:
     """Show and read dates in the signed-in user's own time zone (UTC for visitors):
-    due dates appear in each learner's zone, and instructors type dates in theirs. Set when the
-    view is known, after AuthenticationMiddleware has read the user with the view's first read
-    (a request that finds no view, a 404, renders no date)."""
+    due dates appear in each learner's zone, and instructors type dates in theirs."""
 
     def __init__(self, get_response):
         self.get_response = get_response

@@ -6,7 +6,6 @@ regular expressions, a fifth of what a bare signed-in request costs. A group who
 not match is skipped whole: the question page now tries 10 patterns (it tried 19), the teaching
 pages 30-42 (they tried up to 92). The quiz's pages, which a learner requests most, come first."""
 
-from django.conf import settings
 from django.urls import include, path
 
 from quiz.views import (
@@ -163,12 +162,3 @@ urlpatterns = [
         path("attempts/<int:attempt_id>/", teach.attempt_review, name="instructor_attempt_review"),
     ])),
 ]
-
-if settings.BENCHMARK:
-    # The yardstick comes first, so it costs the least a signed-in request can: at the end of
-    # the flat list it paid for 91 patterns (the question page for 18), which made every
-    # page's ratio to it look better than it was.
-    urlpatterns[:0] = [
-        path("bench/bare/", health.bare, name="bench_bare"),
-        path("bench/answer-floor/<int:attempt_id>/<int:position>/", health.answer_floor, name="bench_answer_floor"),
-    ]

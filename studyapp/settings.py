@@ -57,6 +57,9 @@ INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
+    # Sessions that name their user (the accounts page lists a learner's signed-in devices). Before
+    # Django's sessions app, whose own table only an old migration (quiz 0023) still reads.
+    "qsessions",
     "django.contrib.sessions",
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
@@ -80,10 +83,10 @@ MIDDLEWARE = [
     # under 8 KB go out as they are (see quiz.middleware.GZipMiddleware).
     "quiz.middleware.GZipMiddleware",
     "quiz.middleware.RefuseUnreadableCharsetMiddleware",
-    "django.contrib.sessions.middleware.SessionMiddleware",
+    "qsessions.middleware.SessionMiddleware",  # Django's, noting each session's device and address
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
-    "quiz.middleware.AuthenticationMiddleware",  # Django's, taking the user read with the session
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
     "quiz.middleware.UserTimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -189,8 +192,6 @@ QUIZ_PAGE_SIZE = 20
 # Other forms stay far below. Uploaded files are streamed to disk and not counted here.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 12_000_000
 
-# make bench mounts a bare signed-in page to compare every page with (never in production use).
-BENCHMARK = env_bool("DJANGO_BENCHMARK", False)
 
 
 
@@ -198,18 +199,16 @@ BENCHMARK = env_bool("DJANGO_BENCHMARK", False)
 # The database cache by default (`manage.py createcachetable`, run by `make migrate`); Redis
 # when REDIS_URL is set (`pip install '.[redis]'`).
 REDIS_URL = os.environ.get("REDIS_URL", "")
-# Sessions in the app's own table (`quiz.UserSession`), whose row names the user: a signed-in
-# request reads its session and user in one query.
-SESSION_ENGINE = "quiz.session_backends.db"
+# Sessions in django-qsessions' table, whose row names the user (deleting an account ends its sessions).
+SESSION_ENGINE = "qsessions.backends.db"
 SILENCED_SYSTEM_CHECKS = []
 if REDIS_URL:
     CACHES = {
         "default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": REDIS_URL},
         "pages": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX": "pages"},
     }
-    # Sessions read from Redis and written through to the database: every request of a signed-in
-    # user (an answer most of all) skips its session query, and a Redis restart signs no one out.
-    SESSION_ENGINE = "quiz.session_backends.cached_db"
+    # Sessions read from Redis and written through to the database: a Redis restart signs no one out.
+    SESSION_ENGINE = "qsessions.backends.cached_db"
 else:
     CACHES = {
         "default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "django_cache"},

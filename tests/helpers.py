@@ -3,7 +3,9 @@ header, a question's URL, answering a whole attempt and rating an item, both thr
 app's own code paths."""
 
 import re
+from importlib import import_module
 
+from django.conf import settings
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -12,14 +14,20 @@ from django.urls import reverse
 # What htmx sends with every request it makes.
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
-# What a signed-in request costs before its page: the session row and its user, read in one
-# query (quiz.session_backends). The query counts of the tests are this plus the page's own.
-AUTH = 1
+# What a signed-in request costs before its page: its session row, then its user (Django's
+# AuthenticationMiddleware). The query counts of the tests are this plus the page's own.
+AUTH = 2
 
 
 def logged_in(user):
+    """A client signed in as `user`, its session already noting the test client's device and
+    address, as a browser's session does from its first page on (django-qsessions writes the
+    session again whenever they change): a page's query count is then what a browser's costs."""
     client = Client()
     client.force_login(user)
+    # Saved as the session middleware saves it for the test client (no user agent, 127.0.0.1).
+    engine = import_module(settings.SESSION_ENGINE)
+    engine.SessionStore(client.session.session_key, user_agent="", ip="127.0.0.1").save()
     return client
 
 

@@ -126,7 +126,6 @@ NOT_PAGES = {
     "restore_assignment": "POST only", "delete_override": "POST only", "include_question": "POST only",
     "download_set": "a file download", "download_deck": "a file download", "download_history": "a file download",
     "gradebook_csv": "a file download", "responses_csv": "a file download",
-    "bench_bare": "only with BENCHMARK on", "bench_answer_floor": "only with BENCHMARK on",
 }
 
 

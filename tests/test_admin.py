@@ -2,7 +2,6 @@ import re
 
 import pytest
 from django.db import connection
-from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
@@ -17,16 +16,14 @@ from quiz.models import (
     User,
 )
 from tests.factories import make_deck, make_question_set, make_user, start_attempt
+from tests.helpers import logged_in
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def admin_client():
-    User.objects.create_superuser("root", "root@example.com", "a-long-admin-password")
-    client = Client()
-    client.force_login(User.objects.get(username="root"))
-    return client
+    return logged_in(User.objects.create_superuser("root", "root@example.com", "a-long-admin-password"))
 
 
 def question_form(question, correct_positions):

@@ -226,11 +226,11 @@ def test_a_release_replays_only_the_items_reviewed_since_in_two_more_queries(
         rate_item(learner, slot.question, Rating.AGAIN, at=MONDAY + timedelta(days=1))
 
     # Anything pending; a savepoint pair; the pending slots read and locked, claimed by one
-    # UPDATE; the memories read and locked; INSERT of the new ones; [UPDATE of the studied ones,
-    # the replayed items' log read, its rows' UPDATE]; INSERT of the log rows; DELETE of the
-    # counted days from Monday on.
+    # UPDATE; the learner's row locked; the memories read and locked; INSERT of the new ones;
+    # [UPDATE of the studied ones, the replayed items' log read, its rows' UPDATE]; INSERT of the
+    # log rows; DELETE of the counted days from Monday on.
     replayed = 3 if reviewed_since else 0
-    with django_assert_num_queries(1 + 2 + 2 + 1 + 1 + replayed + 1 + 1):
+    with django_assert_num_queries(1 + 2 + 2 + 1 + 1 + 1 + replayed + 1 + 1):
         assert release_visible_answers(attempt.slots.all(), now=MONDAY + timedelta(days=8)) == 5
 
     wrong_last = MemoryState.objects.filter(user=learner).last_answered_wrong()

@@ -134,17 +134,17 @@ def test_a_question_pending_in_two_attempts_is_rated_in_answer_order(learner):
 
 @pytest.mark.parametrize("questions", [2, 1], ids=["an-answer", "the-last-answer"])
 @pytest.mark.parametrize("studied_before", [False, True])
-def test_an_answer_on_a_memory_changed_since_its_page_read_it_is_rated_on_the_fresh_one(learner, studied_before, questions):
-    """Refused on the stale memory, the whole answer is rolled back and recorded again: the last
-    answer's finish and score too, so nothing is counted twice."""
+def test_an_answer_is_rated_on_the_memory_as_it_is_when_the_answer_is_recorded(learner, studied_before, questions):
+    """The slot was read before a review session rated the question: the answer's rating builds on
+    that review (the memory is read, locked, in the answer's transaction), and the last answer's
+    finish and score count it once."""
     attempt = start_attempt(learner, make_question_set(questions=questions))
     slot = attempt.slots.select_related("question").get(position=1)
     if studied_before:
         rate_item(learner, slot.question, ReviewLog.Rating.GOOD, at=NOW - timedelta(days=1))
-    stale = MemoryState.objects.filter(user=learner).first()  # what the answer's page read (None: new)
-    rate_item(learner, slot.question, ReviewLog.Rating.GOOD, at=NOW)  # ...then a review session rated it
+    rate_item(learner, slot.question, ReviewLog.Rating.GOOD, at=NOW)  # after the page read the slot
 
-    assert submit_answer(attempt=attempt, slot=slot, number=wrong_number(slot), now=NOW, memory=stale)
+    assert submit_answer(attempt=attempt, slot=slot, number=wrong_number(slot), now=NOW)
 
     assert MemoryState.objects.get(user=learner).reps == 2 + studied_before
     assert list(ReviewLog.objects.order_by("pk").values_list("rating", flat=True))[-2:] == [3, 1]
@@ -155,31 +155,26 @@ def test_an_answer_on_a_memory_changed_since_its_page_read_it_is_rated_on_the_fr
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("studied_before", [False, True])
-def test_with_real_commits_a_stale_answer_is_undone_whole_and_a_second_submit_changes_nothing(learner, studied_before):
-    """No test transaction around it, as in a request: on PostgreSQL each answer is one statement
-    of its own (no BEGIN, no COMMIT), which the database undoes when it stops partway: the
-    memory's guarded UPDATE finding it changed (studied before), the slot found answered (the
-    second submit). A new memory inserted meanwhile by another rating is refused by its unique
-    index instead."""
+def test_with_real_commits_a_second_submit_is_a_refused_update_that_changes_nothing(learner, studied_before):
+    """No test transaction around it, as in a request: the same question sent again from a second
+    tab, which read it unanswered, finds the slot answered. Nothing changes, and the database
+    reports no error (a double click is a refused update, not a failed statement)."""
     attempt = start_attempt(learner, make_question_set(questions=2))
     read_twice = [AttemptSlot.objects.select_related("question").get(attempt=attempt, position=1) for _ in range(2)]
     if studied_before:
         rate_item(learner, read_twice[0].question, ReviewLog.Rating.GOOD, at=NOW - timedelta(days=1))
-    stale = MemoryState.objects.filter(user=learner).first()  # what the page read (None: new)
-    rate_item(learner, read_twice[0].question, ReviewLog.Rating.GOOD, at=NOW)  # then a review rated it
 
-    assert submit_answer(attempt=attempt, slot=read_twice[0], number=wrong_number(read_twice[0]), now=NOW, memory=stale)
-    # The same question sent again from a second tab, which read it unanswered: refused, nothing changed.
+    assert submit_answer(attempt=attempt, slot=read_twice[0], number=wrong_number(read_twice[0]), now=NOW)
     again = Attempt.objects.get(pk=attempt.pk)
     later = NOW + timedelta(minutes=1)
     assert not submit_answer(attempt=again, slot=read_twice[1], number=correct_number(read_twice[1]), now=later)
-    assert not connection.errors_occurred  # a refusal of ours: no check of the connection due
+    assert not connection.errors_occurred
 
     attempt.refresh_from_db()
     assert (attempt.last_answered_at, attempt.is_finished) == (NOW, False)
-    assert list(ReviewLog.objects.order_by("pk").values_list("rating", flat=True)) == [3] * (1 + studied_before) + [1]
+    assert list(ReviewLog.objects.order_by("pk").values_list("rating", flat=True)) == [3] * studied_before + [1]
     memory = MemoryState.objects.get(user=learner)
-    assert (memory.reps, memory.last_rating) == (2 + studied_before, ReviewLog.Rating.AGAIN)
+    assert (memory.reps, memory.last_rating) == (1 + studied_before, ReviewLog.Rating.AGAIN)
     answered = AttemptSlot.objects.get(pk=read_twice[0].pk)
     assert (answered.is_correct, answered.answered_at) == (False, NOW)
 

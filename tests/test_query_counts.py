@@ -5,13 +5,12 @@ query) and checks that the count is the same with little and with a lot of data.
 """
 
 import pytest
-from django.db import connection
-from django.test import Client, override_settings
+from django.test import override_settings
 from django.urls import reverse
 from django.utils import timezone
 
 from quiz.models import Attempt, MemoryState, ReviewLog
-from tests.factories import make_question_set, make_user, start_attempt
+from tests.factories import make_question_set, start_attempt
 from tests.helpers import (
     AUTH,
     HTMX,
@@ -19,6 +18,7 @@ from tests.helpers import (
     answer_at,
     correct_number,
     count_queries,
+    logged_in,
     question_url,
     rate_item,
 )
@@ -74,26 +74,23 @@ def test_my_attempts(learner_client, learner, question_set, django_assert_num_qu
 def test_question_page(learner_client, learner, questions, django_assert_num_queries):
     attempt = start_attempt(learner, make_question_set(questions=questions))
     add_finished_attempts(learner, attempt.question_set, 50)
-    # the slot with its attempt, set and question, read in the session's statement (the view is
-    # marked reads_with_session): the page is one query in all
-    with django_assert_num_queries(AUTH):
+    # the slot with its attempt, set and question
+    with django_assert_num_queries(AUTH + 1):
         response = learner_client.get(reverse("attempt_question", args=[attempt.pk, 2]))
     assert response.status_code == 200
 
 
-# What every answer runs after the session and the user, whose statement also reads the slot
-# with its attempt, question, the learner's memory of the question and whether another question
-# is open (the view is marked reads_with_session): its writes in turn (quiz.lib.prepared.InTurn):
-# the attempt locked while open (an UPDATE, which also finishes it on the last answer and counts
-# the score), the answer recorded if the slot has none (an UPDATE) and, when its feedback shows
-# at once, the memory written (an INSERT when new, a guarded UPDATE otherwise) and its log row.
-# On PostgreSQL the writes are one statement.
-def answer(writes):
-    return 1 if connection.vendor == "postgresql" else writes
-
-
-ANSWER = answer(writes=2)  # with deferred feedback
-RATED_ANSWER = answer(writes=4)  # with immediate feedback
+# What every answer runs after the session and the user: the slot with its attempt and question;
+# whether an assignment holds the question back (a practice attempt); then one transaction (BEGIN
+# and COMMIT, a savepoint pair inside the test's own transaction) holding a savepoint pair around
+# the answer's record: the attempt's UPDATE while it is open (which locks it), the slot's while
+# unanswered.
+ANSWER = 1 + 1 + 2 + 2 + 2
+# With feedback per question, also: is another question open (if not, the attempt is finished
+# and scored: two more); the learner's memory of the question read and locked (new: the
+# learner's row locked and the memory read again), written, and its log row inserted.
+RATED_ANSWER = ANSWER + 1 + 1 + 1 + 1
+FIRST_RATING = 2
 
 
 @pytest.mark.parametrize("questions", [3, 30])
@@ -103,57 +100,33 @@ def test_answering(learner_client, learner, questions, studied, django_assert_nu
     slot = attempt.slots.select_related("question").get(position=1)
     if studied:
         rate_item(learner, slot.question, ReviewLog.Rating.GOOD)
-    # With the session, its user and the slot (one query), and a savepoint pair, which outside
-    # the test's own transaction is BEGIN and COMMIT on SQLite (seven statements in production)
-    # and nothing on PostgreSQL, where the writes are a statement of their own (two in all:
-    # test_an_answer_outside_a_transaction_is_two_statements_on_postgresql).
-    with django_assert_num_queries(AUTH + RATED_ANSWER + 2):
+    first = 0 if studied else FIRST_RATING
+    with django_assert_num_queries(AUTH + RATED_ANSWER + first):
         response = learner_client.post(question_url(attempt, 1), {"choice": correct_number(slot)})
     assert response.status_code == 302
     assert MemoryState.objects.get(user=learner, question=slot.question).reps == 1 + studied
     # With htmx, the question's page in the same response: its slot read afresh, one query.
     slot = attempt.slots.get(position=2)
-    with django_assert_num_queries(AUTH + RATED_ANSWER + 2 + 1):
+    with django_assert_num_queries(AUTH + RATED_ANSWER + FIRST_RATING + 1):
         response = learner_client.post(question_url(attempt, 2), {"choice": correct_number(slot)}, **HTMX)
     assert response.status_code == 200
-
-
-@pytest.mark.django_db(transaction=True)
-def test_an_answer_outside_a_transaction_is_two_statements_on_postgresql(django_assert_num_queries):
-    # As in production (no test transaction around the request): on PostgreSQL the session with
-    # its user and the slot, then the writes as one statement that is its own transaction (no
-    # BEGIN, no COMMIT); on SQLite its writes one by one between BEGIN and COMMIT.
-    learner = make_user("committing")
-    client = Client()
-    client.force_login(learner)
-    attempt = start_attempt(learner, make_question_set(questions=3))
-    slot = attempt.slots.get(position=1)
-    with django_assert_num_queries(AUTH + RATED_ANSWER + (0 if connection.vendor == "postgresql" else 2)) as captured:
-        response = client.post(question_url(attempt, 1), {"choice": correct_number(slot)})
-    assert response.status_code == 302
-    statements = [query["sql"] for query in captured.captured_queries]
-    if connection.vendor == "postgresql":
-        assert len(statements) == 2 and not any(sql in ("BEGIN", "COMMIT") for sql in statements)
-    assert MemoryState.objects.get(user=learner, question=slot.question).reps == 1
 
 
 @override_settings(
     # As production runs with REDIS_URL set: a shared cache (here one per process) and sessions
     # read from it, written through to the database.
     CACHES={"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}},
-    SESSION_ENGINE="quiz.session_backends.cached_db",
+    SESSION_ENGINE="qsessions.backends.cached_db",
 )
 def test_answering_with_a_shared_cache_reads_no_session_row(learner, django_assert_num_queries):
-    client = Client()
-    client.force_login(learner)  # the session is written to the cache as well
+    client = logged_in(learner)  # the session is written to the cache as well
     attempt = start_attempt(learner, make_question_set(questions=3))
     slot = attempt.slots.get(position=1)
-    # The user, the slot (no session row to read it with), the answer's, and the BEGIN/COMMIT
-    # pair; none of them the session.
-    with django_assert_num_queries(1 + 1 + RATED_ANSWER + 2) as captured:
+    # The user and the answer's; not the session.
+    with django_assert_num_queries(1 + RATED_ANSWER + FIRST_RATING) as captured:
         response = client.post(question_url(attempt, 1), {"choice": correct_number(slot)})
     assert response.status_code == 302
-    assert not any("usersession" in query["sql"] for query in captured.captured_queries)
+    assert not any("qsessions_session" in query["sql"] for query in captured.captured_queries)
     assert attempt.slots.get(position=1).answered_at is not None
 
 
@@ -172,12 +145,11 @@ def test_the_feedback_page_and_the_attempt_redirect(learner_client, learner, dja
     add_finished_attempts(learner, attempt.question_set, 200)
     answer_all(attempt, right=1)
     unfinished = start_attempt(learner, make_question_set(questions=30))
-    # the slot with its attempt, set and question, read with the session
-    with django_assert_num_queries(AUTH):
+    # the slot with its attempt, set and question
+    with django_assert_num_queries(AUTH + 1):
         assert learner_client.get(reverse("attempt_question", args=[attempt.pk, 1])).status_code == 200
-    # the attempt with the position of its first open question, read with the session; the
-    # deadline check needs none
-    with django_assert_num_queries(AUTH):
+    # the attempt with the position of its first open question; the deadline check needs none
+    with django_assert_num_queries(AUTH + 1):
         response = learner_client.get(reverse("attempt", args=[unfinished.pk]))
     assert response.status_code == 302 and response["Location"] == reverse("attempt_question", args=[unfinished.pk, 1])
 
@@ -204,8 +176,8 @@ def test_answering_the_last_question_finishes_the_attempt_in_the_same_queries(le
         answer_at(attempt, slot, right=True, at=timezone.now())
     number = correct_number(slots[2])
 
-    # as any answer: the attempt's UPDATE also finishes it and counts its score
-    with django_assert_num_queries(AUTH + RATED_ANSWER + 2):
+    # as any answer, and the right answers counted and the attempt's UPDATE that finishes it
+    with django_assert_num_queries(AUTH + RATED_ANSWER + FIRST_RATING + 2):
         learner_client.post(reverse("attempt_question", args=[attempt.pk, 3]), {"choice": number})
 
     attempt.refresh_from_db()
@@ -228,10 +200,10 @@ def test_submitting_a_deferred_attempt_releases_every_answer_in_fixed_queries(
 
     # The attempt; finishing it: a savepoint pair, the row locked, the right answers counted, its
     # UPDATE, and the row read back; then the release: anything pending, a savepoint pair, the
-    # pending slots read and locked, claimed by one UPDATE; the learner's memory of their
-    # questions read and locked; one INSERT of the new memories, one UPDATE of the studied one,
-    # one INSERT of the log rows.
-    with django_assert_num_queries(AUTH + 1 + 6 + 1 + 2 + 6):
+    # pending slots read and locked, claimed by one UPDATE; the learner's row locked, their
+    # memory of their questions read and locked; one INSERT of the new memories, one UPDATE of
+    # the studied one, one INSERT of the log rows.
+    with django_assert_num_queries(AUTH + 1 + 6 + 1 + 2 + 7):
         learner_client.post(reverse("attempt_submit", args=[attempt.pk]))
 
     quiz_logs = ReviewLog.objects.filter(user=learner, source=ReviewLog.Source.QUIZ)
@@ -246,8 +218,8 @@ def test_the_last_answer_of_a_deferred_attempt_costs_what_any_answer_does(learne
     for slot in slots[:2]:
         answer_at(attempt, slot, right=True, at=timezone.now())
 
-    # The answer's, and the savepoint pair; nothing released: the learner submits later.
-    with django_assert_num_queries(AUTH + ANSWER + 2):
+    # The answer's; nothing released: the learner submits later.
+    with django_assert_num_queries(AUTH + ANSWER):
         learner_client.post(question_url(attempt, 3), {"choice": correct_number(slots[2])})
 
     assert attempt.slots.filter(answered_at__isnull=False).count() == 3
@@ -258,7 +230,7 @@ def test_changing_a_deferred_answer_costs_what_any_answer_does(learner_client, l
     slot = attempt.slots.get(position=1)
     answer_at(attempt, slot, right=False, at=timezone.now())
 
-    with django_assert_num_queries(AUTH + ANSWER + 2):
+    with django_assert_num_queries(AUTH + ANSWER):
         learner_client.post(question_url(attempt, 1), {"choice": correct_number(slot)})
 
     slot.refresh_from_db()

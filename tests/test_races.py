@@ -249,18 +249,16 @@ def test_closing_expired_attempts_counts_an_answer_committed_while_it_waited(lea
     attempt = _timed_attempt(learner, deadline=now)
     slot = attempt.slots.select_related("question", "attempt__user").get(position=1)
     inside, go = threading.Event(), threading.Event()
-    from quiz.lib.prepared import InTurn
+    from quiz.study import answers
 
-    run = InTurn.run
+    rate_answer = answers._rate_answer
 
-    def run_slowly(writes):
-        made = run(writes)
-        if not inside.is_set():  # the answer's writes: the attempt row locked, the slot written, not yet committed
-            inside.set()
-            go.wait(2)
-        return made
+    def rate_slowly(*args):
+        rate_answer(*args)
+        inside.set()  # the attempt row locked, the slot written and rated, not yet committed
+        go.wait(2)
 
-    monkeypatch.setattr(InTurn, "run", run_slowly)
+    monkeypatch.setattr(answers, "_rate_answer", rate_slowly)
     answering, answered = _in_thread(lambda: submit_answer(
         attempt=slot.attempt, slot=slot, number=correct_number(slot), now=now - timedelta(seconds=1)))
     inside.wait(2)

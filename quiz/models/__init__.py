@@ -27,7 +27,6 @@ from .content import (
 from .imports import PendingFile, PendingImport
 from .memory import MemoryState, ReviewLog, ScheduleFit, StudyDay
 from .mock_exams import ExamBlueprint, MockExam
-from .sessions import UserSession
 from .slots import AttemptSlot, score_by_topic, shuffled
 
 __all__ = [
@@ -35,5 +34,5 @@ __all__ = [
     "Card", "Choice", "Deck", "Question", "QuestionSet", "SourceDocument", "Topic", "User", "Visibility", "count_of",
     "ExamBlueprint", "MemoryState", "MockExam", "ReviewLog", "ScheduleFit", "StudyDay", "PendingImport", "PendingFile",
     "Assignment", "AssignmentOverride", "Classroom", "Enrollment", "ExcludedQuestion", "QuestionPool", "PoolQuestion", "Rules",
-    "new_join_code", "UserSession",
+    "new_join_code",
 ]

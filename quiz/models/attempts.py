@@ -2,7 +2,6 @@
 each slot a snapshot of what was shown and the answer given."""
 
 import random
-from datetime import UTC, datetime
 
 from django.db import IntegrityError, models, transaction
 from django.db.models import Count, F, OuterRef, Q, Subquery, prefetch_related_objects
@@ -11,7 +10,6 @@ from django.urls import reverse
 from django.utils import timezone
 
 from quiz.lib.numbers import percent
-from quiz.lib.prepared import InTurn, PreparedUpdate
 
 from .content import Choice, QuestionSet, User, count_of
 from .slots import AttemptSlot
@@ -253,32 +251,21 @@ class Attempt(models.Model):
             return None
         return self.finished_at - self.started_at
 
-    def record_answer(self, slot, number, *, now=None, claim=False, savepoint=True, rating=None):
+    def record_answer(self, slot, number, *, now=None, queued=False):
         """Save the learner's pick (the 1-based number of a choice as shown); True if recorded.
 
-        The grade comes from the slot's snapshot, i.e. from what the learner was shown. Two
-        guarded UPDATEs, and no read in between: the first locks the attempt row and succeeds
-        only while it is open (within its deadline), finishing it when this is its last open
-        question; the second records the answer only if the slot has none, so a double submit
-        (double click, back button, two tabs) changes nothing. `claim` also marks the answer as
-        entering the memory queue (when its feedback is shown at once).
+        The grade comes from the slot's snapshot, i.e. from what the learner was shown. One
+        transaction: the attempt row is updated (and so locked, as `finish` locks it) only while
+        it is open and within its deadline, then the slot only if it has no answer yet, so a
+        double submit (double click, back button, two tabs) is a refused update that changes
+        nothing. With feedback per question, the last answer finishes the attempt and counts
+        its score. `queued` marks the answer as entering the memory queue (its feedback is shown
+        at once, and the caller rates it in the same transaction).
 
         Deferred feedback works as Moodle's: the learner may change an answer until they submit
         the attempt (`finish`), and answering every question does not submit it. A change
-        overwrites the slot's one answer (the same row, so nothing is counted twice), under the
-        same lock of the open attempt that `finish` takes before it counts the score; the time
-        spent adds up. Such answers are not in the memory queue yet (they enter it when the
-        attempt is finished), so a change has nothing else to undo.
-
-        `slot.another_open` (whether another question of the attempt is unanswered), when the
-        page's query read it, saves a query.
-        Outside a transaction it is all or nothing by itself (one statement on PostgreSQL).
-        `savepoint=False` is for a caller whose own transaction holds only this answer
-        (`submit_answer`): a refusal then rolls that whole transaction back, two queries fewer.
-        `rating` (quiz.lib.prepared.InTurn): the writes of the answer's rating, when its feedback
-        shows at once, made with the answer's in one turn (one statement on PostgreSQL). When
-        the answer is recorded and they find the memory changed since it was read, nothing is
-        written and IntegrityError says so: the caller tries again on a fresh read.
+        overwrites the slot's one answer (the same row, so nothing is counted twice); the time
+        spent adds up.
         """
         if slot.attempt_id != self.pk or not 1 <= number <= len(slot.shown_choices):
             raise ValueError("no such choice in this attempt's question")
@@ -288,63 +275,44 @@ class Attempt(models.Model):
             return False
         shown = slot.shown_choices[number - 1]
         changeable = not self.shows_feedback_per_question  # deferred: until the learner submits
-        another_open = getattr(slot, "another_open", None)
-        if another_open is None and not changeable:
-            another_open = self.slots.filter(answered_at__isnull=True).exclude(pk=slot.pk).exists()
-        last = not changeable and not another_open and slot.answered_at is None
-        writes = InTurn(self._state.db or "default")
-        writes.update(_OPEN_ATTEMPT, self._open_values(now, last_answer_correct=shown["correct"] if last else None),
-                      attempt=self.pk, now=now)
         since = max(filter(None, [self.last_answered_at, self.started_at]))
         seconds = min(max(int((now - since).total_seconds()), 0), MAX_SECONDS_PER_QUESTION)
         answer = {
+            "chosen_choice_id": Choice.id_if_still_there(shown["id"]),
             "chosen_index": number,
             "is_correct": shown["correct"],
             "answered_at": now,
-            "scheduled_at": now if claim else None,
+            "scheduled_at": now if queued else None,
         }
-        if changeable:
-            # Never one already in the memory queue (none is while the attempt is open).
-            writable = _SLOT_NOT_QUEUED
-            spent = Least(Coalesce(F("seconds_spent"), 0) + seconds, MAX_SECONDS_PER_QUESTION)
-        else:
-            writable = _SLOT_UNANSWERED
-            spent = seconds
-        values = {"chosen_choice": Choice.id_if_still_there(shown["id"]), **answer, "seconds_spent": spent}
-        writes.update(writable, values, slot=slot.pk)
-        if rating is not None:
-            writes.extend(rating)
-        made = writes.run_all_or_nothing(savepoint=savepoint)  # refused partway: the attempt stays as it was
-        if made == 0:
-            return False  # closed meanwhile (its deadline passed, or it was submitted elsewhere)
-        if made < len(writes):
-            if made == 1:
-                return False  # answered already
-            raise IntegrityError("the question's memory changed since it was read")
+        with transaction.atomic():
+            still_open = Attempt.objects.filter(pk=self.pk, finished_at__isnull=True).exclude(deadline__lt=now)
+            if not still_open.update(last_answered_at=now):
+                return False  # closed meanwhile (its deadline passed, or it was submitted elsewhere)
+            if changeable:  # never one already in the memory queue (none is while the attempt is open)
+                writable = AttemptSlot.objects.filter(pk=slot.pk, scheduled_at__isnull=True)
+                spent = Least(Coalesce(F("seconds_spent"), 0) + seconds, MAX_SECONDS_PER_QUESTION)
+            else:
+                writable = AttemptSlot.objects.filter(pk=slot.pk, answered_at__isnull=True)
+                spent = seconds
+            if not writable.update(**answer, seconds_spent=spent):
+                transaction.set_rollback(True)  # answered already: the attempt stays as it was
+                return False
+            if not changeable and not self.slots.filter(answered_at__isnull=True).exists():
+                self._finish_with_last_answer(now)
         for name, value in answer.items():
             setattr(slot, name, value)
         slot.seconds_spent = min((slot.seconds_spent or 0) + seconds, MAX_SECONDS_PER_QUESTION) if changeable else seconds
-        slot.chosen_choice_id = shown["id"]
         self.last_answered_at = now
-        if last:
-            late = self.due_at is not None and now > self.due_at
-            self.finished_at, self.is_late = now, late  # the score was counted by the UPDATE
         return True
 
-    def _open_values(self, now, *, last_answer_correct=None):
-        """What an answer writes on the attempt row, by an UPDATE that locks it while it is open
-        and within its deadline (_OPEN_ATTEMPT); it finishes the attempt when the answer being
-        recorded is its last (`last_answer_correct` is then that answer's grade: the score is
-        counted with it)."""
-        fields = {"last_answered_at": now}
-        if last_answer_correct is not None:
-            already_right = AttemptSlot.objects.filter(attempt=OuterRef("pk"), is_correct=True, answered_at__isnull=False)
-            fields.update(
-                finished_at=now,
-                correct_count=count_of(already_right) + int(last_answer_correct),
-                is_late=self.due_at is not None and now > self.due_at,
-            )
-        return fields
+    def _finish_with_last_answer(self, now):
+        """Feedback per question: the answer just recorded was the last one open, so the attempt
+        is finished and scored (inside the answer's transaction, the attempt row locked)."""
+        self.finished_at, self.is_late = now, self.due_at is not None and now > self.due_at
+        self.correct_count = self.slots.filter(is_correct=True).count()
+        Attempt.objects.filter(pk=self.pk).update(
+            finished_at=self.finished_at, is_late=self.is_late, correct_count=self.correct_count
+        )
 
     def finish(self, *, now=None):
         """Close the attempt and store its score, counted by the database from the slots.
@@ -362,15 +330,3 @@ class Attempt(models.Model):
                 correct = self.slots.filter(is_correct=True).count()
                 Attempt.objects.filter(pk=self.pk).update(finished_at=now, correct_count=correct, is_late=late)
         self.refresh_from_db(fields=["finished_at", "correct_count", "is_late"])
-
-
-# The guarded UPDATEs every answer makes (record_answer), their filters built and compiled once
-# (quiz.lib.prepared): building them took as long as the database took to run each statement.
-# The placeholders are values no id reaches and a moment no deadline is set to.
-_OPEN_ATTEMPT = PreparedUpdate(
-    lambda attempt, now: Attempt.objects.filter(pk=attempt, finished_at__isnull=True).exclude(deadline__lt=now),
-    attempt=1_987_654_321,
-    now=datetime(2999, 1, 2, 3, 4, 5, tzinfo=UTC),
-)
-_SLOT_UNANSWERED = PreparedUpdate(lambda slot: AttemptSlot.objects.filter(pk=slot, answered_at__isnull=True), slot=1_987_654_321)
-_SLOT_NOT_QUEUED = PreparedUpdate(lambda slot: AttemptSlot.objects.filter(pk=slot, scheduled_at__isnull=True), slot=1_987_654_321)

@@ -3,17 +3,12 @@ once the learner may see whether it was right, the question's memory state learn
 So every question answered anywhere feeds the spaced-repetition queue, and the queue never
 shows an answer before the quiz does."""
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from quiz.models import AttemptSlot, Choice, MemoryState, ReviewLog, StudyDay
 
 from . import bulk, scheduling
-
-# A rating refused because another one of the same item landed first (the same question answered
-# at the same moment in two attempts) is tried again on the fresh state; this many times at most.
-RATING_TRIES = 20
-
 
 def rating_for(is_correct):
     # Pass/fail maps to Good/Again, as the fsrs maintainers advise for binary grading.
@@ -32,37 +27,21 @@ def question_shown(*, stem, explanation, choices, chosen):
     }
 
 
-def submit_answer(*, attempt, slot, number, now=None, memory=scheduling.UNREAD):
+def submit_answer(*, attempt, slot, number, now=None):
     """Record the learner's pick (its number as shown); True if this call recorded it.
 
     A repeat submit (already answered) changes nothing. The answer enters the memory queue at
-    once when feedback is immediate, otherwise when the attempt's answers become visible.
-    `memory`: the learner's MemoryState of the slot's question (None if new), when the page's
-    query already read it.
+    once when feedback is immediate (rated in the same transaction as it is recorded, so an
+    answer is never recorded without its rating nor rated twice), otherwise when the attempt's
+    answers become visible.
     """
     now = now or timezone.now()
     at_once = attempt.shows_feedback_per_question and (attempt.reveal_at is None or now >= attempt.reveal_at)
-    for _ in range(RATING_TRIES):
-        try:
-            # Rated at once: claimed by record_answer's own UPDATE, and rated with it, in turn.
-            if at_once:
-                # All or nothing by itself: outside a transaction on PostgreSQL one statement,
-                # without BEGIN and COMMIT (within a caller's, a savepoint undoes a refusal).
-                rating = _rating_of_answer(attempt, slot, number, now, memory)
-                return attempt.record_answer(slot, number, now=now, claim=True, rating=rating)
-            with transaction.atomic():
-                recorded = attempt.record_answer(slot, number, now=now, savepoint=False)
-                if recorded and attempt.is_finished:
-                    # No other request can release these yet: they see the attempt open until this commits.
-                    _release(attempt.slots.all(), now)
-            return recorded
-        except IntegrityError:
-            # Another rating of the same question landed at the same moment, or since the page
-            # read its memory: nothing of this answer was written; record it again on a fresh read.
-            slot.refresh_from_db()
-            attempt.refresh_from_db()
-            memory = scheduling.UNREAD
-    raise IntegrityError(f"could not record the answer to slot {slot.pk} after {RATING_TRIES} tries")
+    with transaction.atomic():
+        recorded = attempt.record_answer(slot, number, now=now, queued=at_once)
+        if recorded and at_once:
+            _rate_answer(attempt, slot, number, now)
+    return recorded
 
 
 def pending_release(slots, now):
@@ -95,15 +74,8 @@ def release_visible_answers(slots, *, now=None):
 
 
 def _release_in_transaction(slots, now):
-    for _ in range(RATING_TRIES):
-        try:
-            with transaction.atomic():
-                return _release(slots, now, limit=RELEASE_BATCH)
-        except IntegrityError:
-            # A first rating of one of these questions landed meanwhile: nothing of this
-            # batch was written; again, on the fresh state.
-            continue
-    return 0  # still pending: the next catch-up takes them
+    with transaction.atomic():
+        return _release(slots, now, limit=RELEASE_BATCH)
 
 
 def _release(slots, now, *, limit=None):
@@ -173,20 +145,12 @@ def _rating_of(slot, now):
     }
 
 
-def _rating_of_answer(attempt, slot, number, now, memory):
-    """The writes (quiz.lib.prepared.InTurn) that rate the answer `number` to `slot`, its memory
-    worked out in Python before the answer is recorded, so that both are written in one turn.
-    None for a number outside the question (record_answer refuses it)."""
-    if not 1 <= number <= len(slot.shown_choices):
-        return None
+def _rate_answer(attempt, slot, number, now):
+    """Rate the learner's memory of the slot's question with the answer `number` just recorded."""
     shown = slot.shown_choices[number - 1]
-    kind = MemoryState.Kind.QUESTION
-    if memory is scheduling.UNREAD:
-        memory = MemoryState.objects.filter(user=attempt.user, kind=kind, question=slot.question).first()
-    memory, log = scheduling.rated(
-        memory,
+    scheduling.rate(
         user=attempt.user,
-        kind=kind,
+        kind=MemoryState.Kind.QUESTION,
         item=slot.question,
         rating=rating_for(shown["correct"]),
         source=ReviewLog.Source.QUIZ,
@@ -199,4 +163,3 @@ def _rating_of_answer(attempt, slot, number, now, memory):
             chosen=number,
         ),
     )
-    return scheduling.rating_writes(memory, log)

@@ -30,17 +30,18 @@ def rate_in_bulk(*, kind, ratings, now, schedulers=None):
     ReviewLog (`rating`, `source`, ...), with `reviewed_at` the answer time (`now` if absent).
     `schedulers`: {user_id: fsrs Scheduler} for learners with a scheduler of their own.
 
-    One query reads and locks every memory row they touch, fsrs runs in Python, then one
-    INSERT of the new memories, one UPDATE of the others and one INSERT of the log rows. Items
-    with a rating older than their last review also read their log and rewrite it (two more).
+    One query locks the learners' rows (so no other rating inserts their new memories
+    meanwhile: `scheduling.lock_learners`), one reads and locks every memory row they touch,
+    fsrs runs in Python, then one INSERT of the new memories, one UPDATE of the others and one
+    INSERT of the log rows. Items with a rating older than their last review also read their
+    log and rewrite it (two more).
 
     Only inside the caller's transaction, which holds the row locks until it ends, so no other
-    rating changes these rows in between (on SQLite the transaction holds the write lock). A
-    concurrent first rating of one of the items raises IntegrityError out of it; the caller
-    tries the whole transaction again.
+    rating changes these rows in between (on SQLite the transaction holds the write lock).
     """
     schedulers = schedulers or {}
     field = "question_id" if kind == MemoryState.Kind.QUESTION else "card_id"
+    scheduling.lock_learners({user_id for user_id, _, _ in ratings})  # before their new memories are inserted
     memories = _locked_memories(kind, field, ratings)
     known = list(memories.values())
     logs, by_item, late = [], {}, set()
@@ -72,7 +73,7 @@ def _locked_memories(kind, field, ratings):
         wanted.setdefault(user_id, set()).add(item_id)
     touched = reduce(or_, (Q(user_id=user_id, **{f"{field}__in": items}) for user_id, items in wanted.items()))
     # Locked in one order (by pk) by every bulk rating, so two at once cannot deadlock.
-    rows = MemoryState.objects.select_for_update().filter(touched, kind=kind).order_by("pk")
+    rows = MemoryState.objects.select_for_update(no_key=True).filter(touched, kind=kind).order_by("pk")
     return {(memory.user_id, getattr(memory, field)): memory for memory in rows}
 
 

@@ -10,7 +10,7 @@ explicit `now`, so tests can run on a fixed clock.
 from datetime import datetime, timedelta
 from functools import lru_cache
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import ExpressionWrapper, F, FloatField, Value
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast, Coalesce, Floor, Greatest, Power
@@ -18,9 +18,8 @@ from django.utils import timezone
 from fsrs import Card as FsrsCard
 from fsrs import Rating, Scheduler, State
 
-from quiz.lib.prepared import InTurn, PreparedUpdate
 from quiz.lib.sql import UnixDays, unix_days
-from quiz.models import MemoryState, ReviewLog, StudyDay
+from quiz.models import MemoryState, ReviewLog, StudyDay, User
 
 # Fuzzing would make the interval printed on a button differ from the one applied;
 # intervals here are exactly what the learner was promised.
@@ -131,39 +130,60 @@ def item_lookup(kind, item):
     return {"question": item} if kind == Kind.QUESTION else {"card": item}
 
 
-# `rate(memory=...)` when the caller has not read the learner's memory row of the item.
-UNREAD = object()
-
-
-def rate(*, user, kind, item, rating, source, now=None, expected_reps=None, duration_ms=None, memory=UNREAD,
-         **details):
+def rate(*, user, kind, item, rating, source, now=None, expected_reps=None, duration_ms=None, **details):
     """Apply one rating to the learner's memory of an item; return the ReviewLog, or None.
 
-    None means the rating was refused because it is stale: `expected_reps` (the number of
-    reviews the learner's screen was showing) no longer matches, which is what a double
-    submit or a second tab looks like. The guarded UPDATE makes that check atomic.
-
-    `memory` is the learner's MemoryState of the item when the caller's own query already
-    read it (None: never studied), which saves a query. It may be stale by then: the write is
-    guarded by its `reps` all the same, and a stale one is refused like a concurrent rating.
+    One transaction: the memory row is read locked (a rating of the same item elsewhere waits
+    for this one), changed and written, and the log row inserted. None means the rating was
+    refused because it is stale: `expected_reps` (the number of reviews the learner's screen
+    was showing) no longer matches, which is what a double submit or a second tab looks like.
+    Without `expected_reps` (a quiz answer, which its slot already guards) a rating is never
+    refused: one of the same item landing at the same moment is waited for, and this one is
+    applied after it.
     """
     now = now or timezone.now()
-    if memory is UNREAD:
-        memory = MemoryState.objects.filter(user=user, kind=kind, **item_lookup(kind, item)).first()
-    if expected_reps is not None and expected_reps != (0 if memory is None else memory.reps):
-        return None
-    memory, log = rated(memory, user=user, kind=kind, item=item, rating=rating, source=source, now=now,
-                        duration_ms=duration_ms, **details)
-    try:
-        with transaction.atomic():
-            return _save_rating(memory, log)
-    except IntegrityError:  # a concurrent first rating of the same new item won
-        return None
+    # No savepoint of its own inside a caller's transaction (an answer's): a failure here fails
+    # the whole of it, and a refusal returns before writing anything.
+    with transaction.atomic(savepoint=False):
+        memory = _locked_memory(user, kind, item)
+        if expected_reps is not None and expected_reps != (0 if memory is None else memory.reps):
+            return None
+        memory, log = rated(memory, user=user, kind=kind, item=item, rating=rating, source=source, now=now,
+                            duration_ms=duration_ms, **details)
+        memory.save()
+        log.memory = memory
+        log.save()
+    return log
+
+
+def _locked_memory(user, kind, item):
+    """The learner's memory row of the item, locked until the transaction ends; None if new.
+
+    A new item's first rating may meet another at the same moment (two tabs, or answers being
+    released), and only one row may exist: whoever inserts a learner's new memory rows first
+    locks the learner's own row (`lock_learners`), so the second waits and then finds the row."""
+    memories = MemoryState.objects.select_for_update(no_key=True).filter(user=user, kind=kind, **item_lookup(kind, item))
+    memory = memories.first()
+    if memory is None:
+        lock_learners([user.pk])
+        memory = memories.first()
+    return memory
+
+
+def lock_learners(user_ids):
+    """Lock these learners' user rows until the transaction ends, in one order (by id), so two
+    callers locking several learners cannot deadlock. What every insert of memory rows takes
+    first (`rate`, `quiz.study.bulk.rate_in_bulk`): a learner's new memories are inserted one
+    writer at a time. A lock that still lets other rows refer to the learner (NO KEY, on
+    PostgreSQL): a rating holding a memory row inserts its log row, which refers to the learner,
+    while another waits here for that memory."""
+    users = User.objects.select_for_update(no_key=True).filter(pk__in=user_ids).order_by("pk")
+    list(users.values_list("pk", flat=True))
 
 
 def rated(memory, *, user, kind, item, rating, source, now, duration_ms=None, **details):
     """(memory, log): the learner's memory of an item (None: never studied) as one more rating
-    leaves it, and the unsaved log row of that rating. No query; `rating_writes` saves both."""
+    leaves it, and the unsaved log row of that rating. No query; `rate` saves both."""
     if memory is None:
         memory = MemoryState(user=user, kind=kind, due=now, **item_lookup(kind, item))
     log = review(memory, rating=rating, source=source, now=now, duration_ms=duration_ms,
@@ -201,37 +221,6 @@ def apply(memory, log, scheduler=SCHEDULER):
 # A memory before its first review, where a replay of its history starts.
 NEVER_REVIEWED = {"phase": Phase.LEARNING, "step": None, "stability": None, "difficulty": None,
                   "last_review": None, "reps": 0, "lapses": 0, "last_rating": None}
-
-
-def _save_rating(memory, log):
-    """The rating's writes, inside the caller's atomic block; None, and that block rolled back,
-    when the memory had changed since it was read (nothing written then: the log is the last)."""
-    writes = rating_writes(memory, log)
-    if writes.run() == len(writes):
-        return log
-    transaction.set_rollback(True)
-    return None
-
-
-def rating_writes(memory, log):
-    """The writes that save a rating made in Python (quiz.lib.prepared.InTurn): a new memory
-    inserted, or the row updated only if no other rating changed it since it was read (its
-    `reps` is still one less than this rating's); then the log, only if the memory was written."""
-    writes = InTurn()
-    if memory.pk is None:
-        writes.insert(memory)
-    else:
-        fields = {name: getattr(memory, name) for name in SNAPSHOT_FIELDS}
-        writes.update(_GUARDED_WRITE, fields, memory=memory.pk, reps=memory.reps - 1)
-    log.memory = memory
-    return writes.insert(log)
-
-
-# Every rating's UPDATE, its filter built and compiled once (quiz.lib.prepared); the placeholders
-# are values no id or count of reviews reaches.
-_GUARDED_WRITE = PreparedUpdate(
-    lambda memory, reps: MemoryState.objects.filter(pk=memory, reps=reps), memory=1_987_654_321, reps=1_987_654_322
-)
 
 
 def last_undoable(*, user, sources, scope):

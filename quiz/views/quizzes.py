@@ -13,18 +13,11 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from quiz.forms import AnswerForm, FlagForm, StartAttemptForm
 from quiz.lib.http import navigate, render_page
-from quiz.models import Attempt, AttemptSlot, MockExam, QuestionSet, ReviewLog, score_by_topic
+from quiz.models import Attempt, AttemptSlot, MockExam, Question, QuestionSet, ReviewLog, score_by_topic
 from quiz.study.answers import submit_answer
 from quiz.study.catch_up import finish_and_release
 
-from .access import (
-    attempt_read,
-    own_attempt_or_404,
-    own_attempt_with_next_or_404,
-    own_slot_or_404,
-    reads_with_session,
-    slot_read,
-)
+from .access import own_attempt_or_404, own_attempt_with_next_or_404, own_slot_or_404
 
 HELD_BACK = (
     "An assignment of your class holds this question back until you may see its answers: practise it after that."
@@ -73,7 +66,6 @@ def start_attempt(request, set_id):
     return redirect(attempt)
 
 
-@reads_with_session(attempt_read)
 @require_safe
 @login_required
 def attempt(request, attempt_id):
@@ -93,7 +85,6 @@ def attempt(request, attempt_id):
     return redirect("attempt_question", attempt_id=attempt.pk, position=position)
 
 
-@reads_with_session(slot_read)
 @require_http_methods(["GET", "POST"])
 @login_required
 def attempt_question(request, attempt_id, position):
@@ -107,14 +98,12 @@ def attempt_question(request, attempt_id, position):
     submitted: a POST saves (or changes) the answer and goes on to the next question, saying
     the answer was saved; after the last one, to the summary. Nothing about correctness.
     """
-    slot = own_slot_or_404(request, attempt_id, position, answering=request.method == "POST")
+    slot = own_slot_or_404(request, attempt_id, position)
     if request.method == "POST":
         if (elsewhere := _answer(request, slot)) is not None:
             return elsewhere
         if not request.htmx:
-            # Post/redirect/get to this same question: its address is the one posted to (reversing
-            # it again took longer than the rest of the redirect).
-            return HttpResponseRedirect(request.path)
+            return HttpResponseRedirect(request.path)  # post/redirect/get to this same question
         slot = own_slot_or_404(request, attempt_id, position)  # read afresh, as the redirect's GET reads it
     return _show_question(request, slot)
 
@@ -133,15 +122,21 @@ def _answer(request, slot):
         if not form.is_valid():
             # What was sent is no shown number: the saved answer, if any, stays ticked, as it stays saved.
             return _render_question(request, attempt, slot, errors=form.errors["choice"], status=400)
-        if slot.held_back and attempt.assignment_id is None:
+        if attempt.assignment_id is None and _held_back(request.user, slot):
             messages.info(request, HELD_BACK)
             return HttpResponseForbidden(HELD_BACK)
-        recorded = submit_answer(attempt=attempt, slot=slot, number=form.cleaned_data["choice"], memory=slot.memory)
+        recorded = submit_answer(attempt=attempt, slot=slot, number=form.cleaned_data["choice"])
         if changeable and recorded:
             return _after_saving(request, attempt, slot)
     if changeable:  # refused: submitted or timed out meanwhile
         return navigate(request, reverse("attempt_results", args=[attempt.pk]))
     return None
+
+
+def _held_back(user, slot):
+    """A practice attempt begun before an assignment took its question in: answering it with
+    feedback would give the assignment's answer away (`Question.objects.held_back_from`)."""
+    return Question.objects.held_back_from(user, timezone.now()).filter(pk=slot.question_id).exists()
 
 
 def _show_question(request, slot):
