@@ -64,7 +64,7 @@ def main():
     parser.add_argument("--reviews-each", type=int, default=800)
     options = parser.parse_args()
     call_command("migrate", verbosity=0)
-    call_command("createcachetable")  # content writes announce themselves there (quiz.lib.content_changes)
+    call_command("createcachetable")  # the content version lives there (quiz.lib.content_version)
     print(f"database: {django.db.connection.vendor}")
     for size in options.sizes:
         one_learner(size)

@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Count
 from django.forms.models import BaseInlineFormSet
 
+from .lib.content_version import content_changed
 from .models import (
     Assignment,
     AssignmentOverride,
@@ -34,6 +35,23 @@ from .models import (
 )
 
 
+class ContentAdmin(admin.ModelAdmin):
+    """Admin of content, classes or assignments: what every learner's dashboard may show, so
+    every change made here renews the content version (quiz.lib.content_version)."""
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        content_changed()
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        content_changed()
+
+    def delete_queryset(self, request, queryset):
+        super().delete_queryset(request, queryset)
+        content_changed()
+
+
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
     # Not fsrs_parameters: py-fsrs refuses numbers outside its bounds, so only a fit may set them.
@@ -48,7 +66,7 @@ class UserAdmin(DjangoUserAdmin):
 
 
 @admin.register(SourceDocument)
-class SourceDocumentAdmin(admin.ModelAdmin):
+class SourceDocumentAdmin(ContentAdmin):
     list_display = ("file_name", "kind", "title", "imported_at")
     list_filter = ("kind",)
     search_fields = ("file_name", "title")
@@ -92,7 +110,7 @@ class ChoiceInline(admin.TabularInline):
 
 
 @admin.register(Question)
-class QuestionAdmin(admin.ModelAdmin):
+class QuestionAdmin(ContentAdmin):
     # The models order by *_id (no join by default); people read the list by set title.
     ordering = ("question_set__title", "position")
     list_display = ("key", "short_stem", "question_set", "position", "updated_at")
@@ -123,7 +141,7 @@ class QuestionInline(admin.TabularInline):
 
 
 @admin.register(QuestionSet)
-class QuestionSetAdmin(admin.ModelAdmin):
+class QuestionSetAdmin(ContentAdmin):
     list_display = ("title", "source", "question_count", "created_at")
     list_select_related = ("source",)
     search_fields = ("title", "source__file_name")
@@ -144,7 +162,7 @@ class CardInline(admin.TabularInline):
 
 
 @admin.register(Deck)
-class DeckAdmin(admin.ModelAdmin):
+class DeckAdmin(ContentAdmin):
     list_display = ("title", "source", "card_count", "created_at")
     list_select_related = ("source",)
     search_fields = ("title", "source__file_name")
@@ -159,7 +177,7 @@ class DeckAdmin(admin.ModelAdmin):
 
 
 @admin.register(Card)
-class CardAdmin(admin.ModelAdmin):
+class CardAdmin(ContentAdmin):
     ordering = ("deck__title", "position")
     list_display = ("key", "short_front", "deck", "position", "updated_at")
     list_filter = ("deck", "topics")
@@ -265,7 +283,7 @@ class ScheduleFitAdmin(ReadOnlyAdmin):
 
 
 @admin.register(Topic)
-class TopicAdmin(admin.ModelAdmin):
+class TopicAdmin(ContentAdmin):
     """Topics tag questions and cards for mastery by topic; tag them from a question or card."""
 
     list_display = ("name",)
@@ -282,7 +300,7 @@ class EnrollmentInline(admin.TabularInline):
 
 
 @admin.register(Classroom)
-class ClassroomAdmin(admin.ModelAdmin):
+class ClassroomAdmin(ContentAdmin):
     list_display = ("name", "owner", "join_code", "created_at")
     list_select_related = ("owner",)
     search_fields = ("name", "join_code", "owner__username")
@@ -298,7 +316,7 @@ class PoolQuestionInline(admin.TabularInline):
 
 
 @admin.register(QuestionPool)
-class QuestionPoolAdmin(admin.ModelAdmin):
+class QuestionPoolAdmin(ContentAdmin):
     list_display = ("title", "owner", "draw_count", "created_at")
     list_select_related = ("owner",)
     search_fields = ("title", "owner__username")
@@ -313,7 +331,7 @@ class AssignmentOverrideInline(admin.TabularInline):
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(admin.ModelAdmin):
+class AssignmentAdmin(ContentAdmin):
     list_display = ("title", "classroom", "opens_at", "due_at", "time_limit", "max_attempts", "grading")
     list_select_related = ("classroom",)
     list_filter = ("grading", "feedback_timing")

@@ -1,5 +1,4 @@
-"""The app's configuration; `ready` connects the security event log (quiz.security) and the
-watch for content changes that keeps cached pages fresh (quiz.lib.content_changes)."""
+"""The app's configuration; `ready` connects the security event log (quiz.security)."""
 
 from django.apps import AppConfig
 
@@ -10,6 +9,3 @@ class QuizConfig(AppConfig):
 
     def ready(self):
         from . import security  # noqa: F401  (connects the signal receivers)
-        from .lib import content_changes
-
-        content_changes.install()

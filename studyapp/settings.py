@@ -72,16 +72,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # Outermost, so that it runs after every other on the way out (quiz.lib.content_changes).
-    "quiz.middleware.ContentChangesMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    # Pages compressed (a signed-in home is 50-75 KB of HTML, under 10 KB gzipped), right after
-    # WhiteNoise, which serves its own pre-compressed static files. Above every middleware that
-    # reads or writes the body, so it compresses last. Django's gzip pads each response with
-    # random bytes against BREACH, and the CSRF token is masked afresh on every request. Pages
-    # under 8 KB go out as they are (see quiz.middleware.GZipMiddleware).
-    "quiz.middleware.GZipMiddleware",
+    # Pages compressed, right after WhiteNoise (which serves its own pre-compressed files) and
+    # above every middleware that reads or writes the body. Django pads each response against BREACH.
+    "django.middleware.gzip.GZipMiddleware",
     "quiz.middleware.RefuseUnreadableCharsetMiddleware",
     "qsessions.middleware.SessionMiddleware",  # Django's, noting each session's device and address
     "django.middleware.common.CommonMiddleware",
@@ -112,7 +107,6 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "quiz.context_processors.header_links",
-                "quiz.context_processors.csrf",  # after Django's own, whose `csrf_token` it replaces
             ],
         },
     },
@@ -125,20 +119,7 @@ DATABASES = {
         conn_max_age=int(os.environ.get("DATABASE_CONN_MAX_AGE", "60")),
     )
 }
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    DATABASES["default"]["ENGINE"] = "studyapp.postgresql"  # Django's, reading timestamps faster (see there)
-if DATABASES["default"]["ENGINE"] == "studyapp.postgresql" and env_bool("DATABASE_PREPARED_STATEMENTS", True):
-    # Parameters sent apart from the SQL, and a statement run five times on a connection
-    # prepared there: PostgreSQL then skips parsing and planning it, which took longer than
-    # running it (the question page's slot read: 0.4 ms of planning, 0.07 ms of execution).
-    # Turn off behind a pooler in transaction mode that cannot keep prepared statements.
-    DATABASES["default"]["OPTIONS"] = {
-        "server_side_binding": True,
-        "prepare_threshold": env_int("DATABASE_PREPARE_THRESHOLD", 5),
-        **DATABASES["default"].get("OPTIONS", {}),
-    }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    DATABASES["default"]["ENGINE"] = "studyapp.sqlite3"  # Django's, converting each statement once (see there)
     # SQLite as a real server's database: writers queue instead of failing. IMMEDIATE takes the
     # write lock when a transaction starts (a read that later writes cannot be refused the
     # upgrade, which was "database is locked" at once); the busy timeout is how long a writer

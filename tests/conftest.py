@@ -2,11 +2,11 @@ import os
 
 import pytest
 
-# Races need a database that runs transactions side by side, `make explain` and the plan tests
-# read PostgreSQL's plans, and studyapp.postgresql is PostgreSQL's backend: these modules are
-# collected on PostgreSQL (the second pass of .ci/run), not on SQLite, which serialises every writer.
+# Races need a database that runs transactions side by side, and `make explain` reads
+# PostgreSQL's plans: these modules are collected on PostgreSQL (the second pass of .ci/run), not
+# on SQLite, which serialises every writer.
 if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
-    collect_ignore_glob = ["test_races*.py", "test_explain_script.py", "test_postgresql_backend.py", "test_query_plans.py"]
+    collect_ignore_glob = ["test_races*.py", "test_explain_script.py"]
 
 from tests.class_factories import make_instructor
 from tests.factories import make_question_set, make_user
@@ -17,6 +17,14 @@ from tests.helpers import logged_in
 def fast_password_hashing(settings):
     # PBKDF2's deliberate slowness protects real passwords; test users don't need it.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def dashboards_built_afresh(settings):
+    # Tests write content straight through the ORM (factories), which no service announces to
+    # the kept dashboards: each visit builds its dashboard. tests/test_dashboard_cache.py turns
+    # keeping on and changes content through the app's services.
+    settings.DASHBOARD_CACHE_SECONDS = 0
 
 
 @pytest.fixture

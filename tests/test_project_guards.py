@@ -82,3 +82,57 @@ def test_production_static_files_are_hashed_and_compressed(tmp_path):
     assert result.returncode == 0, result.stderr
     assert list(tmp_path.glob("css/app.*.css.gz")), "hashed, compressed stylesheet"
     assert (tmp_path / "staticfiles.json").exists()
+
+
+# --- Only Django's public API ----------------------------------------------------------------------
+
+# Query internals and private machinery the app must never reach for (Model._meta is documented).
+PRIVATE_ATTRIBUTES = {
+    "_chain", "_clone", "_fetch_all", "_result_cache", "_iterable_class", "_prefetch_related_lookups",
+    "klass_info", "get_related_populators", "get_compiler", "execute_wrappers", "run_on_commit",
+    "CSRF_SECRET_LENGTH", "CSRF_ALLOWED_CHARS",  # the CSRF token's private format
+}
+
+
+def private_uses(path):
+    """Every private Django name `path` imports or query internal it reads, one line each."""
+    import ast
+
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "django":
+            names = [(node.module, alias.name) for alias in node.names]
+        elif isinstance(node, ast.Import):
+            names = [(alias.name, "") for alias in node.names if alias.name.split(".")[0] == "django"]
+        else:
+            if isinstance(node, ast.Attribute) and node.attr in PRIVATE_ATTRIBUTES:
+                found.append(f"{path.name}:{node.lineno}: .{node.attr}")
+            continue
+        for module, name in names:
+            parts = module.split(".") + ([name] if name else [])
+            private_module = module.startswith(("django.db.models.sql", "django.db.backends"))
+            if any(part.startswith("_") for part in parts) or private_module or name in PRIVATE_ATTRIBUTES:
+                found.append(f"{path.name}:{node.lineno}: {module} {name}".rstrip())
+    return found
+
+
+def test_the_code_uses_no_private_django_name_nor_query_internals():
+    sources = [path for folder in ("quiz", "studyapp", "bench") for path in (ROOT / folder).rglob("*.py")]
+    assert [use for path in sources for use in private_uses(path)] == []
+
+
+def test_the_guard_finds_private_imports_and_query_internals(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "from django.db.models.sql import compiler\n"
+        "from django.middleware.csrf import _unmask_cipher_token\n"
+        "from django.db.models import Q\n"
+        "rows = queryset._chain().query\n"
+        "fields = model._meta.get_fields()\n"
+    )
+    assert private_uses(sample) == [
+        "sample.py:1: django.db.models.sql compiler",
+        "sample.py:2: django.middleware.csrf _unmask_cipher_token",
+        "sample.py:4: ._chain",
+    ]

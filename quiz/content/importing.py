@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.utils import timezone
 
+from ..lib.content_version import content_changed
 from .documents import ContentError, Problems
 from .reading import parse_document, read_document
 from .sync import save_document
@@ -57,6 +58,7 @@ def import_parsed(documents, *, owner=None, dry_run=False, now=None):
     report = Report()
     now = now or timezone.now()
     with transaction.atomic():
+        content_changed()
         report.outcomes = [save_document(document, now=now, owner=owner) for document in documents]
         report.warnings.extend(warning for outcome in report.outcomes for warning in outcome.warnings)
         if dry_run:

@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import Max, Prefetch, ProtectedError
 
 from quiz.content.sync import set_topics, sync_choices
+from quiz.lib.content_version import content_changed
 from quiz.lib.sql import BULK_UPDATE_BATCH
 from quiz.models import (
     Assignment,
@@ -39,6 +40,7 @@ def save_question(*, question_set, question=None, stem, explanation, choices, to
     """Create a question at the end of the set, or update `question`. `choices` are
     (text, is_correct) in order. Choice rows keep their meaning (matched by text first), so
     statistics on a choice never jump to another text."""
+    content_changed()
     if question is None:
         question = Question(question_set=question_set, key=new_key("q"), position=_next_position(question_set.questions))
     question.stem, question.explanation = stem, explanation
@@ -51,6 +53,7 @@ def save_question(*, question_set, question=None, stem, explanation, choices, to
 @transaction.atomic
 def save_card(*, deck, card=None, topics, **texts):
     """Create a card at the end of the deck, or update `card`; `texts` are its four sides."""
+    content_changed()
     if card is None:
         card = Card(deck=deck, key=new_key("c"), position=_next_position(deck.cards))
     for name in CARD_FIELDS:
@@ -75,6 +78,7 @@ def siblings(item):
 def move_item(item, direction):
     """Swap the item with the current item before ("up") or after ("down") it, then number the
     current items 1, 2, 3... Rows are locked, so two moves at once cannot lose one."""
+    content_changed()
     items = list(siblings(item).current().select_for_update().order_by("position", "pk"))
     index = next((i for i, row in enumerate(items) if row.pk == item.pk), None)
     other = None if index is None else index + {"up": -1, "down": 1}.get(direction, 0)
@@ -90,6 +94,7 @@ def move_item(item, direction):
 def remove_item(item, *, now):
     """Delete an item nobody used; retire one that learners answered or studied (or that a
     question pool holds), keeping it for their history. Returns True if it was retired."""
+    content_changed()
     if not type(item).objects.filter(pk=item.pk).in_use().exists():
         try:
             with transaction.atomic():
@@ -126,6 +131,7 @@ def copy_title(title):
 @transaction.atomic
 def duplicate_set(question_set, *, owner, now):
     """A private copy for `owner` of the set's current questions: new keys, no source, no history."""
+    content_changed()
     copy = QuestionSet.objects.create(title=copy_title(question_set.title), owner=owner, created_at=now)
     originals = list(question_set.questions.current().order_by("position", "pk").prefetch_related("choices", "topics"))
     copies = Question.objects.bulk_create(
@@ -144,6 +150,7 @@ def duplicate_set(question_set, *, owner, now):
 @transaction.atomic
 def duplicate_deck(deck, *, owner, now):
     """A private copy for `owner` of the deck's current cards: new keys, no source, no history."""
+    content_changed()
     copy = Deck.objects.create(title=copy_title(deck.title), owner=owner, created_at=now)
     originals = list(deck.cards.current().order_by("position", "pk").prefetch_related("topics"))
     copies = Card.objects.bulk_create(
@@ -166,6 +173,7 @@ def _copy_topics(model, name, originals, copies):
 def delete_container(container):
     """Delete a set or deck (and the record of the document it came from) when nothing refers
     to it; False, with nothing deleted, when learners' history or a question pool does."""
+    content_changed()
     if _in_use(container):
         return False
     source_id = container.source_id

@@ -13,6 +13,7 @@ from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
+from quiz.lib.content_version import content_changed
 from quiz.lib.sql import BULK_UPDATE_BATCH
 
 from .content import Question, User
@@ -63,15 +64,18 @@ class Classroom(models.Model):
         """Archive the class (idempotent: the first date stays). True if it was active."""
         changed = Classroom.objects.filter(pk=self.pk, archived_at=None).update(archived_at=now or timezone.now())
         self.refresh_from_db(fields=["archived_at"])
+        content_changed()
         return bool(changed)
 
     def restore(self):
         self.archived_at = None
         self.save(update_fields=["archived_at"])
+        content_changed()
 
     def join(self, learner):
         """Enroll a learner (idempotent). Returns True when they were not enrolled yet."""
         _, created = Enrollment.objects.get_or_create(classroom=self, learner=learner)
+        content_changed()
         return created
 
     def remove_learner(self, learner, *, now=None):
@@ -81,6 +85,7 @@ class Classroom(models.Model):
 
         with transaction.atomic():
             Enrollment.objects.filter(classroom=self, learner=learner).delete()
+            content_changed()
             for attempt in Attempt.objects.filter(assignment__classroom=self, user=learner, finished_at=None):
                 attempt.finish(now=now)
 
@@ -138,6 +143,7 @@ class QuestionPool(models.Model):
                 PoolQuestion(pool=self, question=question, position=last + offset)
                 for offset, question in enumerate(questions, start=1)
             )
+            content_changed()
 
     def move_entry(self, entry, action):
         """Move an entry "up" or "down" one place, or "remove" it; positions are renumbered
@@ -156,6 +162,7 @@ class QuestionPool(models.Model):
             for position, item in enumerate(entries, start=1):
                 item.position = position
             PoolQuestion.objects.bulk_update(entries, ["position"], batch_size=BULK_UPDATE_BATCH)
+            content_changed()
 
     def questions_for_attempt(self, rng=random, *, leaving_out=()):
         """The questions one attempt gets, in the pool's order: all of them, or a random draw;
@@ -286,6 +293,7 @@ class Assignment(models.Model):
         """Delete the assignment if nobody attempted it, else archive it. Returns "deleted" or
         "archived". An attempt started meanwhile makes the delete fail (attempts PROTECT
         their assignment), and the assignment is archived instead."""
+        content_changed()
         if not self.attempts.exists():
             try:
                 with transaction.atomic():
@@ -300,6 +308,7 @@ class Assignment(models.Model):
     def restore(self):
         self.archived_at = None
         self.save(update_fields=["archived_at"])
+        content_changed()
 
     def questions(self):
         """Its pool's questions, and any since taken out of the pool that learners answered."""
@@ -311,11 +320,13 @@ class Assignment(models.Model):
         _, created = ExcludedQuestion.objects.get_or_create(
             assignment=self, question=question, defaults={"excluded_at": now or timezone.now(), "excluded_by": by}
         )
+        content_changed()
         return created
 
     def include_question(self, question):
         """Undo `exclude_question`; True if the question was excluded."""
         deleted, _ = self.exclusions.filter(question=question).delete()
+        content_changed()
         return bool(deleted)
 
     def rules_for(self, override=None):

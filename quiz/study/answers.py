@@ -10,6 +10,7 @@ from quiz.models import AttemptSlot, Choice, MemoryState, ReviewLog, StudyDay
 
 from . import bulk, scheduling
 
+
 def rating_for(is_correct):
     # Pass/fail maps to Good/Again, as the fsrs maintainers advise for binary grading.
     return ReviewLog.Rating.GOOD if is_correct else ReviewLog.Rating.AGAIN

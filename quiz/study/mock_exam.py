@@ -10,9 +10,9 @@ writes the attempt, its slots and the exam's record in one transaction.
 
 import random
 from collections import defaultdict
-from fractions import Fraction
 from dataclasses import dataclass
 from datetime import timedelta
+from fractions import Fraction
 
 from django.conf import settings
 from django.db import IntegrityError, transaction

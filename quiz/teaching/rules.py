@@ -11,6 +11,7 @@ from django.db import IntegrityError
 from django.db.models import Prefetch, Q
 from django.utils import timezone
 
+from quiz.lib.content_version import content_changed
 from quiz.models import Assignment, AssignmentOverride, Attempt, Rules
 
 from .standing import Standing, Status, standing_of
@@ -158,11 +159,13 @@ def save_override(*, assignment, learner, rules):
     AssignmentOverride.objects.update_or_create(
         assignment=assignment, learner=learner, defaults={name: rules.get(name) for name in OVERRIDE_FIELDS}
     )
+    content_changed()
     apply_rules_to_attempts(assignment=assignment, learner=learner)
 
 
 def delete_override(override):
     override.delete()
+    content_changed()
     apply_rules_to_attempts(assignment=override.assignment, learner=override.learner)
 
 

@@ -8,7 +8,6 @@ Views only: the dashboard's numbers and charts come from `quiz.progress.dashboar
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
-from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.http import urlencode
 from django.views.decorators.http import require_POST, require_safe
@@ -18,7 +17,7 @@ from quiz.lib.http import render_page
 from quiz.lib.pages import PeekPage
 from quiz.models import Attempt, Deck, Question, QuestionSet, Topic
 from quiz.progress.dashboard import dashboard_context
-from quiz.progress.dashboard_cache import dashboard_body
+from quiz.progress.dashboard_cache import dashboard_data
 from quiz.study.catch_up import catch_up_learner
 
 
@@ -32,15 +31,14 @@ def home(request):
     user, now = request.user, timezone.now()
     catch_up_learner(user, now=now)  # answers released since the last visit
 
-    def build(csrf_token):
+    def build():
         held = Question.objects.held_back_ids(user, now)  # read once for the lists and every figure
         sets = PeekPage(QuestionSet.objects.visible_to(user).with_progress_for(user, held=held), request.GET.get("sets"))
         decks = PeekPage(Deck.objects.visible_to(user).with_counts_for(user, now=now), request.GET.get("decks"))
-        context = dashboard_context(user, sets, decks, now, held)
-        context.update(sets_page=sets, decks_page=decks, exam_form=ExamForm(instance=user), csrf_token=csrf_token)
-        return render_to_string("quiz/dashboard.html", context, request)
+        return {**dashboard_context(user, sets, decks, now, held), "sets_page": sets, "decks_page": decks}
 
-    return render(request, "quiz/home.html", {"dashboard": dashboard_body(request, user, now, build)})
+    context = {**dashboard_data(request, user, now, build), "exam_form": ExamForm(instance=user)}
+    return render(request, "quiz/dashboard.html", context)
 
 
 @require_safe

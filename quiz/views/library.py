@@ -14,6 +14,7 @@ from quiz.content.export import DECK_FORMATS, SET_FORMATS
 from quiz.content.pending import apply_pending, preview_pending, stage_import
 from quiz.content.reading import decode_for_display
 from quiz.editor.forms import ImportForm, VisibilityForm
+from quiz.lib.content_version import content_changed
 from quiz.models import Deck, PendingImport, QuestionSet
 
 # The source shown beside the problems: a short file whole, a longer one as a few lines around
@@ -47,6 +48,7 @@ def share(request, kind, pk):
     if form.is_valid():
         item.visibility = form.cleaned_data["visibility"]
         item.save(update_fields=["visibility"])
+        content_changed()
         messages.success(request, f"“{item.title}”: {item.get_visibility_display().lower()}.")
     else:
         messages.error(request, "Not changed: choose who may see it.")

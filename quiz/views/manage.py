@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from quiz.forms import AssignmentForm, ClassroomForm, CopyAssignmentForm
+from quiz.lib.content_version import content_changed
 from quiz.models import AttemptSlot
 from quiz.teaching import rules
 from quiz.teaching.standing import standing_of
@@ -65,6 +66,7 @@ def rename_classroom(request, classroom_id):
     form = ClassroomForm(request.POST, instance=classroom)
     if form.is_valid():
         form.save()
+        content_changed()
         messages.success(request, f"Renamed to {classroom.name}.")
     else:
         messages.error(request, " ".join(form.errors["name"]))
@@ -106,6 +108,7 @@ def edit_assignment(request, assignment_id):
     form = AssignmentForm(request.POST or None, instance=assignment, owner=request.user)
     if request.method == "POST" and form.is_valid():
         form.save()
+        content_changed()
         rules.apply_rules_to_everyone(assignment)
         messages.success(request, f"Saved “{assignment.title}”.")
         return redirect("assignment", assignment_id=assignment.pk)
@@ -123,6 +126,7 @@ def copy_assignment(request, assignment_id):
     form = CopyAssignmentForm(request.POST or None, owner=request.user, initial=initial)
     if request.method == "POST" and form.is_valid():
         copy = form.save()
+        content_changed()
         messages.success(request, f"Assigned a copy of “{source.title}” to {copy.classroom.name}.")
         return redirect("assignment", assignment_id=copy.pk)
     context = {"source": source, "form": form}
@@ -205,6 +209,7 @@ def delete_pool(request, pool_id):
             button="Delete", back=pool.get_absolute_url(),
         )
     pool.delete()
+    content_changed()
     messages.success(request, f"Deleted the question pool “{pool.title}”.")
     return redirect("teach_home")
 

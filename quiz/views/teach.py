@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from quiz.forms import AssignmentForm, BankFilterForm, ClassroomForm, OverrideForm, QuestionPoolForm, id_from_form
+from quiz.lib.content_version import content_changed
 from quiz.lib.csv_export import csv_download
 from quiz.lib.http import render_page, safe_next
 from quiz.models import Attempt, Classroom, Question, new_join_code
@@ -127,6 +128,7 @@ def pool(request, pool_id):
     if request.method == "POST":
         if form.is_valid():
             form.save()
+            content_changed()
             messages.success(request, "Saved.")
             return redirect(pool)
     # Always bound: an empty query is "no filter", so the whole bank shows on first load.
@@ -180,6 +182,7 @@ def new_assignment(request, classroom_id):
         assignment = form.save(commit=False)
         assignment.classroom = classroom
         assignment.save()
+        content_changed()
         messages.success(request, f"Assigned “{assignment.title}” to {classroom.name}.")
         return redirect("assignment", assignment_id=assignment.pk)
     context = {"classroom": classroom, "form": form}

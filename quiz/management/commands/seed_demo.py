@@ -22,6 +22,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
 from django.utils import timezone
 
+from quiz.lib.content_version import content_changed
 from quiz.models import (
     Assignment,
     Attempt,
@@ -71,6 +72,7 @@ class Command(BaseCommand):
             made = _attempts(users, demo, questions, assignments, answers, rng, now)
             _memory_of_answered_questions(users, rng, now)
             logged = _review_log(demo, questions, reviews, rng, now)
+            content_changed()
         # Fresh statistics, as autovacuum would keep on a live database: without them the
         # planner guesses one row per table and picks plans no running site would see.
         with connection.cursor() as cursor:
