@@ -20,7 +20,6 @@ from .content import (
     QuestionSet,
     SourceDocument,
     Topic,
-    User,
     Visibility,
     count_of,
 )
@@ -28,6 +27,7 @@ from .imports import PendingFile, PendingImport
 from .memory import MemoryState, ReviewLog, ScheduleFit, StudyDay
 from .mock_exams import ExamBlueprint, MockExam
 from .slots import AttemptSlot, score_by_topic, shuffled
+from .users import User
 
 __all__ = [
     "MAX_SECONDS_PER_QUESTION", "Attempt", "AttemptSlot", "AttemptQuerySet", "score_by_topic", "shuffled",

@@ -11,8 +11,9 @@ from django.utils import timezone
 
 from quiz.lib.numbers import percent
 
-from .content import Choice, QuestionSet, User, count_of
+from .content import Choice, QuestionSet, count_of
 from .slots import AttemptSlot
+from .users import User
 
 # An answer given after a longer pause than this is not "time spent" on the question:
 # the learner walked away and resumed later, so the time is capped.

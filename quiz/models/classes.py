@@ -16,7 +16,8 @@ from django.utils import timezone
 from quiz.lib.content_version import content_changed
 from quiz.lib.sql import BULK_UPDATE_BATCH
 
-from .content import Question, User
+from .content import Question
+from .users import User
 
 # No 0/O or 1/I/L: join codes are read aloud and typed from a projector.
 JOIN_CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"

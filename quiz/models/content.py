@@ -1,73 +1,16 @@
 """Study content: source documents, question sets with their questions and choices, and
-flashcard decks with their cards. Plus the User, custom from the start."""
+flashcard decks with their cards, and the topics that tag them."""
 
 import functools
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from django.contrib.auth.models import AbstractUser
-from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import connection, models
 from django.db.models import Count, Exists, OuterRef, Q, Subquery, Value
 from django.db.models.expressions import RawSQL
-from django.db.models.functions import Coalesce, Lower
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
-from quiz.lib.days import start_of_day
-
-
-class User(AbstractUser):
-    """A learner, and with `is_instructor` also someone who runs classes."""
-
-    time_zone = models.CharField(max_length=64, default="UTC", help_text="IANA name, e.g. Europe/Paris")
-    new_cards_per_day = models.PositiveSmallIntegerField(
-        default=20, help_text="How many new flashcards a study session introduces per day"
-    )
-    exam_date = models.DateField(null=True, blank=True, help_text="The learner's exam day, for recall forecasts")
-    target_retention = models.FloatField(
-        default=0.9, help_text="Predicted recall to keep above on exam day (0.7 to 0.99)"
-    )
-    # What the scheduler aims for: the predicted recall at which a review falls due. Higher means
-    # more reviews; see Settings for the workload each choice costs.
-    desired_retention = models.FloatField(
-        default=0.9,
-        validators=[MinValueValidator(0.7), MaxValueValidator(0.97)],
-        help_text="The chance of recalling an item when it comes due (0.70 to 0.97). Higher means more reviews.",
-    )
-    # The learner's own FSRS parameters (21 numbers) once a fit beat the defaults on their later
-    # reviews (quiz.study.personal); empty: the defaults. On the user row, so choosing the
-    # learner's scheduler costs no query; each fit's record is a ScheduleFit.
-    fsrs_parameters = models.JSONField(null=True, blank=True, help_text="Personal FSRS parameters, if adopted")
-    is_instructor = models.BooleanField(default=False, help_text="May create classes, question pools and assignments")
-
-    class Meta(AbstractUser.Meta):
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(target_retention__gte=0.7, target_retention__lte=0.99), name="user_target_retention_range"
-            ),
-            models.CheckConstraint(
-                condition=Q(desired_retention__gte=0.7, desired_retention__lte=0.97),
-                name="user_desired_retention_range",
-            ),
-            # An email is optional, but one given belongs to one account only, whatever its
-            # letter case: a reset link must reach the one person it was asked for.
-            models.UniqueConstraint(
-                Lower("email"), condition=~Q(email=""), name="user_email_unique_when_given",
-                violation_error_message="Another account already uses this email address.",
-            ),
-        ]
-
-    @property
-    def zone(self):
-        try:
-            return ZoneInfo(self.time_zone)
-        except (ZoneInfoNotFoundError, ValueError):
-            return ZoneInfo("UTC")
-
-    def start_of_today(self, now=None):
-        """When the learner's current day began, in UTC (daily limits reset here):
-        its first midnight if midnight repeats, the clock change if midnight is skipped."""
-        return start_of_day((now or timezone.now()).astimezone(self.zone).date(), self.zone)
+from .users import User
 
 
 class TopicQuerySet(models.QuerySet):
@@ -301,8 +244,8 @@ class QuestionQuerySet(RetirableQuerySet):
 
     def held_back_ids(self, user, now):
         """The ids of the questions held back from `user` now, read once: a page whose several
-        queries leave them out passes this list to each, instead of a subquery each (its joins
-        through classes and pools took longer to build and plan than those queries take to run).
+        queries leave them out passes this list to each, instead of a subquery each (joins
+        through classes and pools that the database would plan again in every one of them).
         Short: at most the questions of the learner's assignments still before their due date."""
         return list(self.held_back_from(user, now).values_list("pk", flat=True))
 

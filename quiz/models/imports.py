@@ -3,7 +3,7 @@
 from django.db import models
 from django.utils import timezone
 
-from .content import User
+from .users import User
 
 
 class PendingImport(models.Model):

@@ -6,7 +6,8 @@ from operator import or_
 from django.db import models
 from django.db.models import Q
 
-from .content import Card, Choice, Question, User
+from .content import Card, Choice, Question
+from .users import User
 
 
 class MemoryStateQuerySet(models.QuerySet):

@@ -55,7 +55,7 @@ def class_reviews(classroom):
 
     Reached through the memory rows of those questions (the (question, user) index)
     and then each row's log (the (memory, reviewed_at) index): filtered on the log's own user,
-    PostgreSQL read the whole review log (26 ms at 300k reviews, growing with everyone's history)."""
+    PostgreSQL read the whole review log, a cost that grows with everyone's history."""
     learners = Enrollment.objects.filter(classroom=classroom).values("learner")
     assigned = Assignment.objects.filter(classroom=classroom).values("pool__entries__question")
     memories = MemoryState.objects.filter(user__in=learners, question__in=assigned).values("pk")

@@ -293,7 +293,7 @@ def _later_right_answers(user):
     return ReviewLog.objects.filter(
         user=user,
         # The memory's user too: then its (question, user) index finds the one memory row,
-        # instead of every learner's memory of the question (13 ms at a million answers).
+        # instead of every learner's memory of the question.
         memory__user=user,
         memory__question=OuterRef("question"),
         reviewed_at__gt=OuterRef("answered_at"),

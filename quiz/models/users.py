@@ -1,0 +1,67 @@
+"""The app's user: a learner, or also an instructor; their time zone, daily limits, exam date
+and their own scheduler settings live on the row, so a page has them without a query."""
+
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from django.contrib.auth.models import AbstractUser
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Lower
+from django.utils import timezone
+
+from quiz.lib.days import start_of_day
+
+
+class User(AbstractUser):
+    """A learner, and with `is_instructor` also someone who runs classes."""
+
+    time_zone = models.CharField(max_length=64, default="UTC", help_text="IANA name, e.g. Europe/Paris")
+    new_cards_per_day = models.PositiveSmallIntegerField(
+        default=20, help_text="How many new flashcards a study session introduces per day"
+    )
+    exam_date = models.DateField(null=True, blank=True, help_text="The learner's exam day, for recall forecasts")
+    target_retention = models.FloatField(
+        default=0.9, help_text="Predicted recall to keep above on exam day (0.7 to 0.99)"
+    )
+    # What the scheduler aims for: the predicted recall at which a review falls due. Higher means
+    # more reviews; see Settings for the workload each choice costs.
+    desired_retention = models.FloatField(
+        default=0.9,
+        validators=[MinValueValidator(0.7), MaxValueValidator(0.97)],
+        help_text="The chance of recalling an item when it comes due (0.70 to 0.97). Higher means more reviews.",
+    )
+    # The learner's own FSRS parameters (21 numbers) once a fit beat the defaults on their later
+    # reviews (quiz.study.personal); empty: the defaults. On the user row, so choosing the
+    # learner's scheduler costs no query; each fit's record is a ScheduleFit.
+    fsrs_parameters = models.JSONField(null=True, blank=True, help_text="Personal FSRS parameters, if adopted")
+    is_instructor = models.BooleanField(default=False, help_text="May create classes, question pools and assignments")
+
+    class Meta(AbstractUser.Meta):
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(target_retention__gte=0.7, target_retention__lte=0.99), name="user_target_retention_range"
+            ),
+            models.CheckConstraint(
+                condition=Q(desired_retention__gte=0.7, desired_retention__lte=0.97),
+                name="user_desired_retention_range",
+            ),
+            # An email is optional, but one given belongs to one account only, whatever its
+            # letter case: a reset link must reach the one person it was asked for.
+            models.UniqueConstraint(
+                Lower("email"), condition=~Q(email=""), name="user_email_unique_when_given",
+                violation_error_message="Another account already uses this email address.",
+            ),
+        ]
+
+    @property
+    def zone(self):
+        try:
+            return ZoneInfo(self.time_zone)
+        except (ZoneInfoNotFoundError, ValueError):
+            return ZoneInfo("UTC")
+
+    def start_of_today(self, now=None):
+        """When the learner's current day began, in UTC (daily limits reset here):
+        its first midnight if midnight repeats, the clock change if midnight is skipped."""
+        return start_of_day((now or timezone.now()).astimezone(self.zone).date(), self.zone)
