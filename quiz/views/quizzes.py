@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from quiz.forms import AnswerForm, FlagForm, StartAttemptForm
 from quiz.lib.http import navigate, render_page
-from quiz.models import Attempt, AttemptSlot, MockExam, Question, QuestionSet, ReviewLog, score_by_topic
+from quiz.models import Assignment, Attempt, AttemptSlot, MockExam, Question, QuestionSet, ReviewLog, score_by_topic
 from quiz.study.answers import submit_answer
 from quiz.study.catch_up import finish_and_release
 
@@ -136,7 +136,7 @@ def _answer(request, slot):
 def _held_back(user, slot):
     """A practice attempt begun before an assignment took its question in: answering it with
     feedback would give the assignment's answer away (`Question.objects.held_back_from`)."""
-    return Question.objects.held_back_from(user, timezone.now()).filter(pk=slot.question_id).exists()
+    return Assignment.objects.holding_back(learner=user, question=slot.question_id, now=timezone.now()).exists()
 
 
 def _show_question(request, slot):
