@@ -33,6 +33,7 @@ from .models import (
     Topic,
     User,
 )
+from .models.kinds import kind_problem
 
 
 class ContentAdmin(admin.ModelAdmin):
@@ -78,34 +79,27 @@ class SourceDocumentAdmin(ContentAdmin):
 
 
 class ChoiceInlineFormSet(BaseInlineFormSet):
-    """Exactly one correct choice, checked here so the admin shows a message, not a 500."""
+    """The choices the question's kind asks for (one right answer, choose N, ...), checked here
+    with the importers' rule so the admin shows a message, not a 500."""
 
     def clean(self):
         super().clean()
         if any(self.errors):
             return
-        kept = [form for form in self.forms if form.cleaned_data and not form.cleaned_data.get("DELETE")]
-        correct = sum(bool(form.cleaned_data.get("is_correct")) for form in kept)
-        if correct != 1:
-            raise ValidationError(f"Mark exactly one choice as correct (now {correct} are marked).")
-
-    def save(self, commit=True):
-        # The database allows one correct choice per question at any moment, and forms are
-        # saved in order: clear the old correct choice first or moving the mark up would fail.
-        if commit and self.instance.pk:
-            marked = [form.instance.pk for form in self.forms if self._stays_correct(form.cleaned_data)]
-            self.instance.choices.exclude(pk__in=[pk for pk in marked if pk]).update(is_correct=False)
-        return super().save(commit)
-
-    @staticmethod
-    def _stays_correct(cleaned_data):
-        return cleaned_data.get("is_correct") and not cleaned_data.get("DELETE")
+        kept = [form.cleaned_data for form in self.forms if form.cleaned_data and not form.cleaned_data.get("DELETE")]
+        choices = [
+            {"text": data.get("text", ""), "correct": bool(data.get("is_correct")), "weight": data.get("weight")}
+            for data in sorted(kept, key=lambda data: data.get("position") or 0)
+        ]
+        question = self.instance
+        if problem := kind_problem(question.kind, choices, partial_credit=question.partial_credit):
+            raise ValidationError(f"{problem[0].upper()}{problem[1:]}.")
 
 
 class ChoiceInline(admin.TabularInline):
     model = Choice
     formset = ChoiceInlineFormSet
-    fields = ("position", "text", "is_correct")
+    fields = ("position", "text", "is_correct", "weight")
     extra = 0
 
 
@@ -209,7 +203,7 @@ class AttemptSlotInline(admin.TabularInline):
     """What the learner saw and answered: a record, so nothing here is editable."""
 
     model = AttemptSlot
-    fields = ("position", "question", "stem", "chosen_index", "is_correct", "answered_at", "seconds_spent")
+    fields = ("position", "question", "stem", "kind", "chosen_index", "chosen_numbers", "credit", "is_correct", "answered_at", "seconds_spent")
     readonly_fields = fields
     can_delete = False
     extra = 0

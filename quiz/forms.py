@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from quiz.lib.days import start_of_day
 from quiz.models import Assignment, Attempt, Classroom, QuestionPool, QuestionSet, Topic, User
+from quiz.models.kinds import SEVERAL_PICKS, QuestionKind, picks_problem
 
 
 def id_from_form(text):
@@ -70,36 +71,41 @@ PICK_A_CHOICE = "Pick one of the choices."
 
 
 class ShownChoiceForm(forms.Form):
-    """The number of the choice picked, as shown on screen: 1 to `choice_count`.
+    """The numbers of the choices picked, as shown on screen: 1 to the number of choices. One
+    pick (single answer, true/false: `cleaned_data["choice"]` is a number) or several (choose N,
+    select all that apply: a sorted list), counted as the kind asks ("Choose two.").
 
     Numbers rather than database ids: ids follow the source document's order and would undo
-    the shuffle. Anything but a shown number, written as the form sends it, is a validation
+    the shuffle. Anything but shown numbers, written as the form sends them, is a validation
     error, never an answer. Checked in `clean_choice`, not by a ChoiceField: giving one its
-    choices rebuilt the field and its widget on every answer and every question page, a tenth
-    of what the answer cost.
+    choices rebuilt the field and its widget on every answer and every question page.
     """
 
-    choice = forms.CharField(strip=False, error_messages={"required": PICK_A_CHOICE})
+    # Every `choice` value sent (checkboxes send one each): MultipleHiddenInput reads the list.
+    choice = forms.Field(widget=forms.MultipleHiddenInput, error_messages={"required": PICK_A_CHOICE})
 
-    def __init__(self, *args, choice_count, **kwargs):
+    def __init__(self, *args, choices, kind=QuestionKind.SINGLE, **kwargs):
         super().__init__(*args, **kwargs)
-        self.choice_count = choice_count
+        self.shown, self.kind = choices, kind
 
     def clean_choice(self):
-        text = self.cleaned_data["choice"]
+        texts = self.cleaned_data["choice"]
         # ASCII digits only: int() also reads " 2", "+1", "1_0" and "١" as numbers.
-        if not (text.isascii() and text.isdigit() and len(text) <= 4 and 1 <= int(text) <= self.choice_count):
+        if not all(text.isascii() and text.isdigit() and len(text) <= 4 and 1 <= int(text) <= len(self.shown) for text in texts):
             raise forms.ValidationError(PICK_A_CHOICE, code="invalid_choice")
-        return int(text)
+        picks = sorted({int(text) for text in texts})
+        if problem := picks_problem(self.kind, self.shown, picks):
+            raise forms.ValidationError(problem, code="pick_count")
+        return picks if self.kind in SEVERAL_PICKS else picks[0]
 
 
 class AnswerForm(ShownChoiceForm):
-    """A quiz question's answer: the number picked among the slot's choices as shown. It only
+    """A quiz question's answer: the numbers picked among the slot's choices as shown. It only
     validates what a POST sent: the question page lists the slot's `answer_options`, so showing
     a question builds no form."""
 
     def __init__(self, slot, *args, **kwargs):
-        super().__init__(*args, choice_count=len(slot.shown_choices), **kwargs)
+        super().__init__(*args, choices=slot.shown_choices, kind=slot.kind, **kwargs)
 
 
 class FlagForm(forms.Form):

@@ -32,3 +32,17 @@ def chromium_or_skip():
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail(message + " -- CI must run the browser tests", pytrace=False)
     pytest.skip(message)  # only off CI: under CI=true the line above fails the run instead
+
+
+def log_in(page, username):
+    """Make a learner and sign in as them through the login form; the dashboard follows."""
+    from playwright.sync_api import expect
+
+    from tests.factories import PASSWORD, make_user
+
+    make_user(username)
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Study for your certification")

@@ -39,6 +39,22 @@ def make_question(question_set, number, choices=4, correct_index=None):
     return question
 
 
+def make_kind_question(question_set, number, kind, rights, *, texts=None, weights=None, partial_credit=False):
+    """A question of `kind` whose choices at the indexes `rights` are right (`texts` default
+    "A".."E", or True/False for a true/false question), with optional per-choice `weights`."""
+    texts = texts or (["True", "False"] if kind == Question.Kind.TRUE_FALSE else list("ABCDE"))
+    question = Question.objects.create(
+        question_set=question_set, key=f"q{number}", position=number, stem=f"Kind question {number}?",
+        explanation=f"Explanation {number}.", kind=kind, partial_credit=partial_credit,
+    )
+    Choice.objects.bulk_create(
+        Choice(question=question, text=text, is_correct=index in rights, position=index,
+               weight=None if weights is None else weights[index])
+        for index, text in enumerate(texts)
+    )
+    return question
+
+
 def make_deck(title=None, cards=3, **ownership):
     deck = Deck.objects.create(title=title or f"Deck {next(_counter)}", **ownership)
     for number in range(1, cards + 1):

@@ -54,7 +54,7 @@ def answer_all(attempt, right=None, *, now=None):
     slots = list(attempt.slots.filter(answered_at__isnull=True).order_by("position"))
     right = len(slots) if right is None else right
     for index, slot in enumerate(slots):
-        number = correct_number(slot) if index < right else wrong_number(slot)
+        number = right_answer(slot) if index < right else wrong_answer(slot)
         submit_answer(attempt=attempt, slot=slot, number=number, now=now)
     attempt.refresh_from_db()
     if not attempt.is_finished and not attempt.shows_feedback_per_question and not attempt.is_past_deadline(now):
@@ -70,6 +70,24 @@ def correct_number(slot):
 def wrong_number(slot):
     """The on-screen number of the first wrong choice of a slot."""
     return next(n for n, choice in enumerate(slot.shown_choices, start=1) if not choice["correct"])
+
+
+def right_numbers(slot):
+    return [n for n, choice in enumerate(slot.shown_choices, start=1) if choice["correct"]]
+
+
+def right_answer(slot):
+    """The full-credit answer to a slot of any kind: a number, or the list of the right ones."""
+    return right_numbers(slot) if slot.several_picks else slot.correct_number
+
+
+def wrong_answer(slot):
+    """An answer with no credit: the first wrong choice (choose N: it and N-1 right ones)."""
+    if not slot.several_picks:
+        return wrong_number(slot)
+    if slot.kind == "choose":
+        return right_numbers(slot)[1:] + [wrong_number(slot)]
+    return [wrong_number(slot)]
 
 
 def rate_item(user, item, rating, at=None, *, source=None, kind=None, **options):

@@ -35,6 +35,7 @@ def question_form(question, correct_positions):
         "position": question.position,
         "stem": question.stem,
         "explanation": question.explanation,
+        "kind": question.kind,
         "choices-TOTAL_FORMS": len(choices),
         "choices-INITIAL_FORMS": len(choices),
         "choices-MIN_NUM_FORMS": 0,
@@ -72,7 +73,7 @@ def test_saving_a_question_with_two_correct_choices_is_refused_and_changes_nothi
     response = admin_client.post(change_url(question), question_form(question, correct_positions={0, 1}))
 
     assert response.status_code == 200
-    assert "Mark exactly one choice as correct (now 2 are marked)." in response.content.decode()
+    assert "A single-answer question has exactly one right choice (this one has 2)." in response.content.decode()
     assert list(Choice.objects.order_by("pk").values()) == before
 
 

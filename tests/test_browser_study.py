@@ -10,19 +10,11 @@ from django.db.models import Q
 from playwright.sync_api import expect
 
 from quiz.models import Card, MemoryState, ReviewLog
-from tests.factories import PASSWORD, make_deck, make_user
+from tests.browser import log_in
+from tests.factories import make_deck
 from tests.test_browser_quiz import SEED
 
 pytestmark = pytest.mark.browser
-
-
-def log_in(page, username):
-    make_user(username)
-    page.goto("/accounts/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("heading", level=1)).to_contain_text("Study for your certification")
 
 
 def shown_card(page):

@@ -79,12 +79,14 @@ def test_gift_keeps_one_topic_per_question_as_its_category(tmp_path):
     assert list(topics.values()) == [[], ["Routing"], ["Routing"], []]
 
 
-def test_gift_writes_true_and_false_as_a_true_false_question(tmp_path):
+def test_gift_writes_a_single_answer_question_with_true_and_false_choices_as_it_is(tmp_path):
+    # Only a true/false question is written {TRUE}/{FALSE}, which reads back as one: two ordinary
+    # choices that happen to say True and False stay a single-answer question.
     import_content(tmp_path)
 
     text = export_one(container(TRICKY_SET), "gift").text
 
-    assert "Routers keep no per-packet state. {FALSE ####They forward each packet alone.}" in text
+    assert "Routers keep no per-packet state. {~True =False ####They forward each packet alone.}" in text
 
 
 def test_anki_drops_the_misconception_and_writes_topics_as_tags(tmp_path):

@@ -4,6 +4,7 @@ The parser tests ask for no database; the import tests at the end save into the 
 """
 
 import io
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,7 @@ def test_it_reads_the_multiple_choice_and_true_false_questions_of_a_moodle_file(
 
     assert (document.kind, document.title, document.file_name) == (SourceDocument.Kind.QUIZ, "networking", SAMPLE.name)
     first, blank = document.items[:2]
-    assert [item.key for item in document.items] == ["q1", "q2", "q3", "q4", "q5"]
+    assert [item.key for item in document.items] == ["q1", "q2", "q3", "q4", "q5", "q6", "q7"]
     assert (first.stem, first.line) == ("Which layer routes packets?", 4)
     assert first.choices == [("Network", True), ("Transport", False), ("Link", False)]
     assert first.explanation == "Routing happens at layer 3."
@@ -41,10 +42,11 @@ def test_it_reads_the_multiple_choice_and_true_false_questions_of_a_moodle_file(
     assert blank.choices == [("frames", False), ("packets", True), ("segments", False)]
 
 
-def test_true_false_becomes_two_choices_explained_by_the_feedback_for_a_right_answer():
+def test_true_false_becomes_a_true_false_question_explained_by_the_feedback_for_a_right_answer():
     [document], _ = read_document(SAMPLE)
     true_false = document.items[2]
 
+    assert true_false.kind == Question.Kind.TRUE_FALSE
     assert true_false.stem == "IP is **connectionless**."  # [markdown] dropped, the markup kept as text
     assert true_false.choices == [("True", True), ("False", False)]
     assert true_false.explanation == "Right, each packet travels alone."
@@ -53,7 +55,7 @@ def test_true_false_becomes_two_choices_explained_by_the_feedback_for_a_right_an
 
 def test_escaped_characters_are_text_and_html_is_kept_as_text_not_run():
     [document], _ = read_document(SAMPLE)
-    escapes, html = document.items[3:]
+    escapes, html = document.items[3:5]
 
     assert escapes.stem == "Which URL scheme is secure: http or https {TLS}?"
     assert escapes.choices == [("https: with TLS", True), ("http#plain", False)]
@@ -69,9 +71,37 @@ def test_every_kind_the_app_cannot_hold_is_listed_as_skipped_with_its_line():
         f"{SAMPLE}:23: skipped: numerical questions are not supported",
         f"{SAMPLE}:25: skipped: matching questions are not supported",
         f"{SAMPLE}:27: skipped: short-answer questions (only '=' answers) are not supported",
-        f"{SAMPLE}:29: skipped: more than one right answer ('=') is not supported",
-        f"{SAMPLE}:31: skipped: answers with % weights (partial credit) are not supported",
     ]
+
+
+def test_several_right_answers_make_a_choose_n_question_and_weights_moodles_multiple_answer():
+    [document], _ = read_document(SAMPLE)
+    several, weighted = document.items[5:]
+
+    assert (several.kind, several.partial_credit) == (Question.Kind.CHOOSE, False)
+    assert several.choices == [("TCP", True), ("UDP", True), ("IP", False)]
+    assert (weighted.kind, weighted.partial_credit) == (Question.Kind.SELECT_ALL, True)
+    assert weighted.choices == [("TCP", True, Decimal("0.5")), ("UDP", True, Decimal("0.5")), ("IP", False, Decimal(-1))]
+
+
+def test_an_answer_without_a_weight_weighs_nothing_and_weights_beside_an_equals_are_skipped():
+    document, warnings = parse("Pick.{~%100%a ~b ~%-50%c}\n\nOdd.{=a ~%50%b ~c}\n")
+
+    assert document.items[0].choices == [("a", True, Decimal(1)), ("b", False, Decimal(0)), ("c", False, Decimal("-0.5"))]
+    assert warnings == ["quiz.gift:3: skipped: % weights beside a '=' answer (partial credit on a one-answer "
+                        "question) are not supported"]
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("Q?{~%150%a ~b}\n", "quiz.gift:1: an answer: a weight is a percentage from -100 to 100, not '150'"),
+        ("Q?{~%50%a ~%25%b ~c}\n", "quiz.gift:1: the question: the right choices' weights add up to less than 100%"),
+        ("Q?{~%5a ~b}\n", "quiz.gift:1: a weight is written %50%"),
+    ],
+)
+def test_weights_that_cannot_give_full_credit_or_are_malformed_are_refused(text, message):
+    assert refusal(text).startswith(message)
 
 
 def test_a_text_without_an_answer_block_is_skipped_as_a_description():
@@ -122,7 +152,7 @@ def test_every_broken_question_is_reported_with_its_line_not_only_the_first():
     )
 
     assert refusal(text).splitlines() == [
-        "quiz.gift:1: no right answer: mark the right one with '='",
+        "quiz.gift:1: no right answer: mark the right one with '=' (or a positive %weight%)",
         "quiz.gift:5: '{' is not closed by '}' (write \\{ for a brace in the text)",
         "quiz.gift:7: a second answer block: a question has one {...}",
     ]
@@ -149,9 +179,11 @@ def test_it_imports_into_the_database_and_a_second_import_changes_nothing():
 
     assert content_snapshot() == before
     questions = list(question_set.questions.order_by("position"))
-    assert [question.key for question in questions] == ["q1", "q2", "q3", "q4", "q5"]
+    assert [question.key for question in questions] == ["q1", "q2", "q3", "q4", "q5", "q6", "q7"]
     assert questions[0].correct_choice.text == "Network"
     assert topics_of(questions[4]) == ["Security"]
+    assert [(q.kind, q.partial_credit) for q in questions[5:]] == [("choose", False), ("select_all", True)]
+    assert [choice.weight for choice in questions[6].choices.all()] == [Decimal("0.5"), Decimal("0.5"), Decimal(-1)]
 
 
 @pytest.mark.django_db
@@ -174,9 +206,9 @@ def test_an_edited_file_updates_its_questions_in_place(tmp_path):
 def test_import_questions_reads_a_gift_file_and_prints_what_it_skipped():
     out, err = run_import(SAMPLE)
 
-    assert f'{SAMPLE}: quiz "networking": 5 questions (5 new, 0 updated)' in out
+    assert f'{SAMPLE}: quiz "networking": 7 questions (7 new, 0 updated)' in out
     assert f"warning: {SAMPLE}:21: skipped: essay questions are not supported" in err
-    assert Question.objects.filter(question_set__source__file_name=SAMPLE.name).count() == 5
+    assert Question.objects.filter(question_set__source__file_name=SAMPLE.name).count() == 7
 
 
 @pytest.mark.django_db

@@ -222,12 +222,12 @@ def big_class(teacher, size):
     questions = list(assignment.pool.questions_for_attempt())
     attempts = Attempt.objects.bulk_create(
         Attempt(user=learner, assignment=assignment, started_at=NOW, finished_at=NOW, question_count=3,
-                correct_count=n % 4)
+                correct_count=n % 4, score=n % 4)
         for n, learner in enumerate(learners)
     )
     AttemptSlot.objects.bulk_create(
         AttemptSlot(attempt=attempt, question=q, position=p, stem=q.stem, shown_choices=[],
-                        chosen_index=1, is_correct=(p + n) % 2 == 0, answered_at=NOW, seconds_spent=5 + p)
+                        chosen_index=1, is_correct=(p + n) % 2 == 0, credit=int((p + n) % 2 == 0), answered_at=NOW, seconds_spent=5 + p)
         for n, attempt in enumerate(attempts) for p, q in enumerate(questions, start=1)
     )
     return classroom, assignment

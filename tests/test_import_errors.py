@@ -30,8 +30,8 @@ BAD_DOCUMENTS = {
     "no_marker": (quiz_text(question(1, choices=("a", "b"))), 2, "no choice ends with (Correct answer)"),
     "two_markers": (
         quiz_text(question(1, choices=("a (Correct answer)", "b (Correct answer)"), answer="a")),
-        4,
-        "a second choice is marked (Correct answer) (first on line 3)",
+        5,
+        "2 choices are marked (Correct answer) (lines 3, 4) but 'Correct answer:' names one",
     ),
     "answer_disagrees": (quiz_text(question(1, answer="wrong")), 5, "'Correct answer:' does not match"),
     "missing_answer_line": (
@@ -65,7 +65,7 @@ BAD_DOCUMENTS = {
         '  {"key": "q1", "stem": "S", "explanation": "", "choices": [\n'
         '    {"text": "a", "correct": true}, {"text": "b", "correct": true}]}]}],\n "decks": []}\n',
         2,
-        "exactly one choice must have",
+        "a single-answer question has exactly one right choice",
     ),
     "json_missing_key": (
         '{"decks": [\n {"title": "D", "source": "d.txt", "cards": [\n  {"key": "c1", "front": "F"}]}]}',

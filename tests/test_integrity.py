@@ -37,7 +37,7 @@ def assert_reveals_nothing(html, slot):
     assert "Explanation" not in html
     assert slot.question.explanation not in html
     # Every choice is rendered the same way: a label, its on-screen number and its text.
-    values = re.findall(r'<label class="choice">\s*<input type="radio" name="choice" value="(\d+)" required\s*>', html)
+    values = re.findall(r'<label class="choice" data-hotkey="\d+">\s*<input type="radio" name="choice" value="(\d+)" required\s*>', html)
     assert values == [str(n) for n in range(1, len(slot.shown_choices) + 1)]
     for choice in slot.question.choices.all():
         assert f'value="{choice.pk}"' not in html or choice.pk <= len(values), "database ids follow source order"
@@ -289,8 +289,11 @@ def test_a_slot_is_answered_whole_or_not_at_all(learner, question_set):
     slots = AttemptSlot.objects.filter(pk=slot.pk)
 
     _refused(lambda: slots.update(answered_at=timezone.now()))  # a time without a pick or a grade
-    _refused(lambda: slots.update(chosen_index=1, is_correct=True))  # a pick without a time
-    slots.update(answered_at=timezone.now(), chosen_index=1, is_correct=False)  # all three: fine
+    _refused(lambda: slots.update(chosen_index=1, is_correct=True, credit=1))  # a pick without a time
+    _refused(lambda: slots.update(answered_at=timezone.now(), chosen_index=1, is_correct=True))  # no credit
+    _refused(lambda: slots.update(answered_at=timezone.now(), is_correct=True, credit=1))  # no pick
+    slots.update(answered_at=timezone.now(), chosen_numbers=[1, 2], is_correct=False, credit=0)  # several picks: fine
+    slots.update(answered_at=timezone.now(), chosen_numbers=None, chosen_index=1, is_correct=False, credit=0)  # one: fine
 
 
 def test_a_score_cannot_exceed_the_question_count(learner, question_set):

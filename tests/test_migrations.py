@@ -122,3 +122,58 @@ def test_a_database_from_before_the_renames_migrates_with_every_row():
         assert list(support.user_permissions.values_list("codename", flat=True)) == ["change_questionpool"]
     finally:
         migrate(head)  # leave the schema as the other tests expect it
+
+
+BEFORE_KINDS = [("quiz", "0029_drop_turn_stopped_function")]
+
+
+def answered_history_before_kinds(apps):
+    """A learner's finished attempt (one right, one wrong answer) and its review log row."""
+    learner = apps.get_model("quiz", "User").objects.create(username="bob")
+    question_set = apps.get_model("quiz", "QuestionSet").objects.create(title="Storage", visibility="everyone")
+    Choice, Slot = apps.get_model("quiz", "Choice"), apps.get_model("quiz", "AttemptSlot")
+    attempt = apps.get_model("quiz", "Attempt").objects.create(
+        user=learner, question_set=question_set, started_at=T0, finished_at=T0 + timedelta(minutes=3),
+        question_count=2, correct_count=1,
+    )
+    for number, right in ((1, True), (2, False)):
+        question = apps.get_model("quiz", "Question").objects.create(
+            question_set=question_set, key=f"q{number}", position=number, stem=f"Stem {number}?"
+        )
+        choices = [Choice.objects.create(question=question, text=t, is_correct=i == 0, position=i) for i, t in enumerate("ab")]
+        picked = choices[0 if right else 1]
+        Slot.objects.create(
+            attempt=attempt, question=question, position=number, stem=question.stem, chosen_index=1 if right else 2,
+            shown_choices=[{"id": c.pk, "text": c.text, "correct": c.is_correct} for c in choices],
+            chosen_choice=picked, is_correct=right, answered_at=T0 + timedelta(minutes=number), scheduled_at=T0,
+        )
+    memory = apps.get_model("quiz", "MemoryState").objects.create(
+        user=learner, kind="question", question=question, phase=2, stability=3.0, difficulty=5.0,
+        due=T0 + timedelta(days=3), last_review=T0, reps=1, last_rating=1,
+    )
+    apps.get_model("quiz", "ReviewLog").objects.create(
+        user=learner, memory=memory, source="quiz", rating=1, reviewed_at=T0, due_after=T0 + timedelta(days=3),
+        shown={"stem": "Stem 2?", "explanation": "", "choices": [{"text": "a", "correct": True}], "chosen": 2},
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_every_question_so_far_becomes_a_single_answer_one_with_its_attempts_and_reviews_unchanged():
+    head = latest()
+    try:
+        answered_history_before_kinds(migrate(BEFORE_KINDS))
+        apps = migrate(head)
+
+        questions = apps.get_model("quiz", "Question").objects.order_by("key")
+        assert [(q.kind, q.partial_credit) for q in questions] == [("single", False)] * 2
+        assert set(apps.get_model("quiz", "Choice").objects.values_list("weight", flat=True)) == {None}
+        slots = apps.get_model("quiz", "AttemptSlot").objects.order_by("position")
+        assert [(s.kind, s.chosen_index, s.chosen_numbers, s.is_correct, s.credit) for s in slots] == [
+            ("single", 1, None, True, 1), ("single", 2, None, False, 0),
+        ]
+        attempt = apps.get_model("quiz", "Attempt").objects.get()
+        assert (attempt.correct_count, attempt.score) == (1, 1)
+        review = apps.get_model("quiz", "ReviewLog").objects.get()
+        assert (review.rating, review.shown["chosen"]) == (1, 2)
+    finally:
+        migrate(head)

@@ -211,7 +211,7 @@ THREE_BAD_ITEMS = {
                       _json_question("q3", stem=""), _json_question("q2")])
         + "\n]}]}\n",
         [
-            'quiz.txt:2: exactly one choice must have "correct": true',
+            'quiz.txt:2: question "q1": a single-answer question has exactly one right choice (this one has 2)',
             'quiz.txt:4: "stem" must be a non-empty string',
             'quiz.txt:5: key "q2" appears twice in one set or deck',
         ],

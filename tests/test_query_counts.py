@@ -29,7 +29,7 @@ from tests.helpers import (
 def add_finished_attempts(user, question_set, how_many):
     now = timezone.now()
     Attempt.objects.bulk_create(
-        Attempt(user=user, question_set=question_set, started_at=now, finished_at=now, question_count=3, correct_count=n % 4)
+        Attempt(user=user, question_set=question_set, started_at=now, finished_at=now, question_count=3, correct_count=n % 4, score=n % 4)
         for n in range(how_many)
     )
 

@@ -17,6 +17,7 @@ import itertools
 import re
 
 from ..models import SourceDocument
+from ..models.kinds import QuestionKind
 from .documents import (
     ContentError,
     ExportError,
@@ -138,7 +139,8 @@ def write_aiken(question_set):
     Aiken has no title (the parser takes it from the file name), no explanation and no
     topics: they are left out. A choice is one line (line breaks become spaces); a stem keeps
     its lines but not blank ones. A stem line that reads as a choice or an ANSWER line, or more
-    than 26 choices, raises ExportError."""
+    than 26 choices, raises ExportError, as does any question that is not single-answer: Aiken has
+    one ANSWER letter per question."""
     return "\n".join(_aiken_question(question) for question in question_set["questions"])
 
 
@@ -150,6 +152,9 @@ def _reads_as_choice(stem_line):
 
 def _aiken_question(question):
     where = f"the question {shorten(one_line(question['stem']))!r}"
+    if (kind := question.get("kind", QuestionKind.SINGLE)) != QuestionKind.SINGLE:
+        raise ExportError(f"{where} is “{QuestionKind(kind).label}”, and Aiken holds single-answer questions "
+                          "only; export as GIFT or JSON")
     stem = [line.strip() for line in plain_lines(question["stem"]) if line.strip()]
     if any(_reads_as_choice(line) or ANSWER_LINE.match(line) for line in stem):
         raise ExportError(f"{where} has a line that Aiken reads as a choice or an answer; export as GIFT or JSON")

@@ -8,9 +8,12 @@ SourceDocument.Kind, so parsed documents can be built and tested without one.
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
 from pathlib import Path
 
 from ..models import Question, SourceDocument, Topic
+from ..models.kinds import QuestionKind, kind_problem, weights_of
 
 CARD_PARTS = ("front", "back", "misconception", "correction")
 MAX_TITLE = SourceDocument._meta.get_field("title").max_length
@@ -108,9 +111,49 @@ class ParsedQuestion:
     key: str
     stem: str
     explanation: str
-    choices: list  # of (text, is_correct)
+    choices: list  # of (text, is_correct) or (text, is_correct, weight: a Decimal, or None)
     line: int
     topics: list | None = None  # None: the source names no topics, so the row keeps its own
+    kind: str = QuestionKind.SINGLE
+    partial_credit: bool = False  # select all that apply: credit from the choices' weights
+
+
+def check_question_kind(question, file, what=None):
+    """Refuse choices that do not fit the question's kind (one right answer for a single-answer
+    question, N of them for choose N, ...): the rule every format and the editor share."""
+    problem = kind_problem(question.kind, question.choices, partial_credit=question.partial_credit)
+    if problem:
+        raise ContentError(file, question.line, f"{what or 'the question'}: {problem}")
+    return question
+
+
+def parse_weight(text, file, line, what):
+    """A choice's weight written as a percentage ("50", "-33.33333") as a Decimal share (0.5)."""
+    try:
+        percent = Decimal(text.strip())
+    except InvalidOperation:
+        raise ContentError(file, line, f"{what}: the weight {shorten(text)!r} is not a number") from None
+    if not percent.is_finite() or not -100 <= percent <= 100:
+        raise ContentError(file, line, f"{what}: a weight is a percentage from -100 to 100, not {shorten(text)!r}")
+    return (percent / 100).quantize(Decimal("0.0000001"))
+
+
+def percents(choices):
+    """Each exported choice's weight as a percentage text: its own ("weight", a percentage in
+    export.py's data), or the default +100/k for a right one and -100/k for a wrong one."""
+    defaults = weights_of([{"correct": choice["correct"], "weight": None} for choice in choices])
+    return [
+        weight_text(Decimal(str(choice["weight"])) / 100) if choice.get("weight") is not None else weight_text(default)
+        for choice, default in zip(choices, defaults)
+    ]
+
+
+def weight_text(weight):
+    """A share (Decimal("0.5"), or a Fraction) as the percentage a file writes ("50", "-33.333")."""
+    if isinstance(weight, Fraction):
+        weight = Decimal(weight.numerator) / Decimal(weight.denominator)
+    text = f"{Decimal(weight).quantize(Decimal('0.0000001')) * 100:f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 @dataclass
@@ -161,7 +204,7 @@ def check_choices(choices, file, line, what):
     """Refuse a choice without text or two with one text: re-imports match choices by their
     text, and a learner could not tell two identical choices apart. `choices` are (text, right)."""
     first_seen = set()
-    for text, _ in choices:
+    for text, *_ in choices:
         if not text:
             raise ContentError(file, line, f"{what}: a choice has no text")
         check_text(text, file, line, f"a choice of {what}")

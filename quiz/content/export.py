@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 from django.db.models import prefetch_related_objects
 
-from ..models import Deck, QuestionSet
+from ..models import Deck, Question, QuestionSet
 from .aiken_format import write_aiken
 from .anki_format import write_anki
 from .deck_format import write_deck
-from .documents import CARD_PARTS, export_file_name
+from .documents import CARD_PARTS, export_file_name, weight_text
 from .gift_format import write_gift
 from .quiz_format import write_quiz
 from .tabular_format import write_cards_table, write_questions_table
@@ -105,13 +105,23 @@ def _export_question_set(question_set):
 
 def _question_data(question):
     choices = sorted(question.choices.all(), key=lambda c: (c.position, c.pk))
-    data = {
-        "key": question.key,
-        "stem": question.stem,
-        "explanation": question.explanation,
-        "choices": [{"text": choice.text, "correct": choice.is_correct} for choice in choices],
-    }
+    data = {"key": question.key, "stem": question.stem, "explanation": question.explanation}
+    # The kind only when it is not the single answer every question had before kinds existed, so
+    # exports of such content keep their bytes; a weight only where partial credit reads it.
+    if question.kind != Question.Kind.SINGLE:
+        data["kind"] = question.kind
+    if question.partial_credit:
+        data["partial_credit"] = True
+    data["choices"] = [_choice_data(choice, question.partial_credit) for choice in choices]
     return _with_topics(question, data)
+
+
+def _choice_data(choice, partial_credit):
+    data = {"text": choice.text, "correct": choice.is_correct}
+    if partial_credit and choice.weight is not None:
+        percent = weight_text(choice.weight)  # a percentage, as GIFT's %50% and Moodle write it
+        data["weight"] = float(percent) if "." in percent else int(percent)
+    return data
 
 
 def _export_deck_data(deck, myths_left_out=()):

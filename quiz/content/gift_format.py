@@ -16,17 +16,24 @@ Questions are separated by blank lines. `::name::` is optional (the app has no u
 text is kept as written and never rendered. The grammar follows Moodle's own importer
 (question/format/gift/format.php).
 
-What the app can hold: one right answer (`=`) among at least two; true/false (`{T}`,
-`{FALSE}`) becomes a two-choice question, True and False. Every other kind (essay `{}`,
-numerical `{#...}`, matching `->`, short answer with only `=` answers, several `=` or `%`
-weights, descriptions without braces) is skipped with a warning naming its line, never
-silently dropped. The explanation is the general feedback or, without one, the right
-answer's feedback. A `$CATEGORY:` names the topic of the questions after it. Pure: no database.
+What the app reads, as Moodle does where Moodle has the kind:
+* one right answer (`=`) among at least two: a single-answer question;
+* several `=` among `~` answers: a choose-N question ("Choose two."), all-or-nothing (Moodle
+  would take any one of them as right; several `=` is how the app writes choose N);
+* no `=` and `%` weights (`~%50%A ~%50%B ~%-100%C`): Moodle's multiple-answer question, here
+  select all that apply with partial credit; an answer without a weight weighs 0;
+* true/false (`{T}`, `{TRUE}`, `{F}`, `{FALSE}`): a true/false question.
+Every other kind (essay `{}`, numerical `{#...}`, matching `->`, short answer with only `=`
+answers, `%` weights beside a `=`, descriptions without braces) is skipped with a warning naming
+its line, never silently dropped. The explanation is the general feedback or, without one, the
+right answers' feedback. A `$CATEGORY:` names the topic of the questions after it. Pure: no database.
 """
 
 import re
+from decimal import Decimal
 
 from ..models import SourceDocument
+from ..models.kinds import TRUE_FALSE_TEXTS, QuestionKind
 from .documents import (
     ContentError,
     ExportError,
@@ -34,9 +41,12 @@ from .documents import (
     ParsedQuestion,
     Problems,
     check_choices,
+    check_question_kind,
     check_text,
     check_topic,
     one_line,
+    parse_weight,
+    percents,
     plain_lines,
     shorten,
     source_file_name,
@@ -56,7 +66,8 @@ CATEGORY_LINE = re.compile(r"^\s*\$CATEGORY:(.*)$")
 # Moodle's category paths start with the context and the top category: `$course$/top/...`.
 CATEGORY_CONTEXT = re.compile(r"^(?:\$\w+\$/)?(?:top(?:/|$))?")
 TRUE_FALSE = {"T": True, "TRUE": True, "F": False, "FALSE": False}
-TRUE_FALSE_CHOICES = ("True", "False")
+# An answer's weight: `%50%`, `%-33.33333%` right after its `~` (Moodle's grammar).
+WEIGHT = re.compile(r"\s*%(-?[0-9]*\.?[0-9]+)%")
 
 
 def looks_like_gift(text):
@@ -192,48 +203,74 @@ def _answered_question(block, opening, stem, answers, general_feedback, topics, 
         return _skip(block, warnings, "essay questions are not supported")
     if content.startswith("#"):
         return _skip(block, warnings, "numerical questions are not supported")
+    kind, partial_credit = QuestionKind.SINGLE, False
     if "~" in content:
         choices, feedback = _multiple_choice(block, opening, answers, warnings)
+        if choices is not None:
+            kind, partial_credit = _kind_of(choices)
     elif "=" in content and "->" in content:
         return _skip(block, warnings, "matching questions are not supported")
     elif (verdict := content.split("#", 1)[0].strip()) in TRUE_FALSE:
         choices, feedback = _true_false(TRUE_FALSE[verdict], content)
+        kind = QuestionKind.TRUE_FALSE
     else:
         return _skip(block, warnings, "short-answer questions (only '=' answers) are not supported")
     if choices is None:
         return None
     check_choices(choices, block.file, block.line_at(opening), "the question")
     explanation = check_text(general_feedback or feedback, block.file, block.first_line, "the explanation")
-    return ParsedQuestion("", stem, explanation, choices, block.first_line, topics)
+    question = ParsedQuestion(
+        "", stem, explanation, choices, block.first_line, topics, kind=kind, partial_credit=partial_credit
+    )
+    return check_question_kind(question, block.file)
+
+
+def _kind_of(choices):
+    """(kind, partial credit) of a multiple-choice block's (text, right, weight) answers."""
+    if any(len(choice) > 2 for choice in choices):
+        return QuestionKind.SELECT_ALL, True
+    rights = sum(choice[1] for choice in choices)
+    return (QuestionKind.CHOOSE, False) if rights > 1 else (QuestionKind.SINGLE, False)
 
 
 def _multiple_choice(block, opening, answers, warnings):
-    """([(text, right)], the right answer's feedback), or (None, None) when skipped."""
+    """([(text, right, weight or None)], the right answers' feedback), or (None, None) when skipped.
+    Weights (`~%50%`) make Moodle's multiple-answer question: right means a positive weight."""
     offset = opening + 1
     marked = list(re.finditer(r"[=~]", answers))
     if answers[: marked[0].start()].strip():
         raise block.error(offset, "expected '=' or '~' before each answer")
-    parsed = []
+    parsed, weighted = [], False
     for match, following in zip(marked, marked[1:] + [None]):
         body = answers[match.end() : following.start() if following else len(answers)]
-        if body.lstrip().startswith("%"):
-            return _skip(block, warnings, "answers with % weights (partial credit) are not supported"), None
+        weight = None
+        if (percent := WEIGHT.match(body)) is not None:
+            weighted = True
+            weight = parse_weight(percent.group(1), block.file, block.line_at(offset + match.start()), "an answer")
+            body = body[percent.end() :]
+        elif body.lstrip().startswith("%"):
+            raise block.error(offset + match.start(), "a weight is written %50% (a percentage between two %)")
         text, _, feedback = body.partition("#")
-        parsed.append((_plain(text), match.group() == "=", _plain(feedback), offset + match.start()))
-    rights = [answer for answer in parsed if answer[1]]
+        parsed.append([_plain(text), match.group() == "=", weight, _plain(feedback)])
     if len(parsed) < 2:
         raise block.error(offset, "a multiple-choice question needs at least 2 answers")
+    if weighted:
+        if any(right for _, right, _, _ in parsed):
+            return _skip(block, warnings, "% weights beside a '=' answer (partial credit on a one-answer question) are not supported"), None
+        for answer in parsed:  # Moodle: an answer without a weight weighs nothing
+            answer[2] = answer[2] if answer[2] is not None else Decimal(0)
+            answer[1] = answer[2] > 0
+    rights = [answer for answer in parsed if answer[1]]
     if not rights:
-        raise block.error(offset, "no right answer: mark the right one with '='")
-    if len(rights) > 1:
-        return _skip(block, warnings, "more than one right answer ('=') is not supported"), None
-    return [(text, right) for text, right, _, _ in parsed], rights[0][2]
+        raise block.error(offset, "no right answer: mark the right one with '=' (or a positive %weight%)")
+    feedback = " ".join(dict.fromkeys(answer[3] for answer in rights if answer[3]))  # each said once
+    return [(text, right) if weight is None else (text, right, weight) for text, right, weight, _ in parsed], feedback
 
 
 def _true_false(is_true, content):
-    """A two-choice question; Moodle writes `{T#feedback if wrong#feedback if right}`."""
+    """The True and False choices; Moodle writes `{T#feedback if wrong#feedback if right}`."""
     feedback_if_right = (content.split("#", 2) + ["", ""])[2]
-    choices = [(TRUE_FALSE_CHOICES[0], is_true), (TRUE_FALSE_CHOICES[1], not is_true)]
+    choices = [(TRUE_FALSE_TEXTS[0], is_true), (TRUE_FALSE_TEXTS[1], not is_true)]
     return choices, _plain(feedback_if_right)
 
 
@@ -274,10 +311,15 @@ def write_gift(question_set):
 
 def _gift_question(question):
     choices, explanation = question["choices"], question["explanation"]
-    texts = [choice["text"] for choice in choices]
-    if texts == list(TRUE_FALSE_CHOICES):
+    kind = question.get("kind", QuestionKind.SINGLE)
+    if kind == QuestionKind.TRUE_FALSE:
         answers = "TRUE" if choices[0]["correct"] else "FALSE"
-    else:
+    elif kind == QuestionKind.SELECT_ALL:
+        if not question.get("partial_credit"):
+            raise ExportError(f"{shorten(one_line(question['stem']))!r} is select all that apply without partial "
+                              "credit, which GIFT cannot say (its weights always give partial credit); export as JSON")
+        answers = " ".join(f"~%{percent}%" + _gift_text(choice["text"]) for choice, percent in zip(choices, percents(choices)))
+    else:  # single answer, and choose N as several "="
         answers = " ".join(("=" if choice["correct"] else "~") + _gift_text(choice["text"]) for choice in choices)
     if explanation:
         answers += f" ####{_gift_text(explanation)}"

@@ -12,6 +12,7 @@ import json.scanner
 import re
 
 from ..models import SourceDocument
+from ..models.kinds import QuestionKind
 from .documents import (
     CARD_PARTS,
     MAX_FILE_NAME,
@@ -22,9 +23,11 @@ from .documents import (
     ParsedDocument,
     ParsedQuestion,
     Problems,
+    check_question_kind,
     check_text,
     check_title,
     check_topic,
+    parse_weight,
     shorten,
 )
 
@@ -123,17 +126,40 @@ def _parse_set(file, entry, problems):
 def _parse_question(file, item):
     item = _object(file, item)
     choices = [_object(file, choice) for choice in _list(file, item, "choices")]
-    parsed = [(_text(file, choice, "text"), _flag(file, choice, "correct")) for choice in choices]
+    parsed = [_choice(file, choice) for choice in choices]
     if len(parsed) < 2:
         raise ContentError(file, item.line, "a question needs at least 2 choices")
-    if sum(correct for _, correct in parsed) != 1:
-        raise ContentError(file, item.line, 'exactly one choice must have "correct": true')
-    texts = [text for text, _ in parsed]
+    texts = [text for text, *_ in parsed]
     if duplicate := next((text for index, text in enumerate(texts) if text in texts[:index]), None):
         raise ContentError(file, item.line, f"the choice {shorten(duplicate)!r} appears twice in one question")
     key = _key(file, item)
     stem, explanation = _text(file, item, "stem"), _text(file, item, "explanation", blank=True)
-    return ParsedQuestion(key, stem, explanation, parsed, item.line, _json_topics(file, item))
+    kind = item.get("kind", QuestionKind.SINGLE)
+    if kind not in QuestionKind.values:
+        raise ContentError(file, item.line, f'"kind" must be one of: {", ".join(QuestionKind.values)}')
+    partial_credit = _flag(file, item, "partial_credit") if "partial_credit" in item else False
+    if not partial_credit and any(len(choice) > 2 for choice in parsed):
+        raise ContentError(file, item.line, 'a choice has a "weight", which only a question with "partial_credit": true reads')
+    question = ParsedQuestion(
+        key, stem, explanation, parsed, item.line, _json_topics(file, item), kind=kind, partial_credit=partial_credit
+    )
+    return check_question_kind(question, file, f'question "{key}"')
+
+
+def _choice(file, choice):
+    """(text, correct), or (text, correct, weight) for a choice with a "weight"."""
+    text, correct, weight = _text(file, choice, "text"), _flag(file, choice, "correct"), _weight(file, choice)
+    return (text, correct) if weight is None else (text, correct, weight)
+
+
+def _weight(file, choice):
+    """A choice's "weight": a percentage of the question's mark (50, -33.33333), or None."""
+    value = choice.get("weight")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ContentError(file, choice.line, '"weight" must be a percentage from -100 to 100')
+    return parse_weight(str(value), file, choice.line, "a choice")
 
 
 def _parse_deck(file, entry, problems):

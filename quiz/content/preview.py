@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from django.db.models import Exists, OuterRef, Prefetch
 
 from ..models import AttemptSlot, Card, Choice, Deck, MemoryState, PoolQuestion, Question, QuestionSet, SourceDocument
-from .documents import CARD_PARTS
+from ..models.kinds import QuestionKind
+from .documents import CARD_PARTS, weight_text
 from .sync import existing_container, match_items
 
 CARD_LABELS = {"front": "Front", "back": "Back", "misconception": "Misconception", "correction": "Correction"}
@@ -127,12 +128,20 @@ def _rows(container, quiz):
 
 def _question_parts(item, *, from_row):
     if from_row:
-        choices = [(choice.text, choice.is_correct) for choice in item.choices.all()]
+        choices = [(choice.text, choice.is_correct, choice.weight) for choice in item.choices.all()]
         topics = sorted(topic.name for topic in item.topics.all())
     else:
         choices, topics = item.choices, sorted(item.topics or [])
-    marked = "\n".join(f"{'✓' if right else '·'} {text}" for text, right in choices)
-    return {"Question": item.stem, "Choices": marked, "Explanation": item.explanation, "Topics": ", ".join(topics)}
+    marked = "\n".join(_marked(*choice) for choice in choices)
+    kind = QuestionKind(item.kind).label + (", partial credit" if item.partial_credit else "")
+    return {
+        "Question": item.stem, "Kind": kind, "Choices": marked, "Explanation": item.explanation, "Topics": ", ".join(topics)
+    }
+
+
+def _marked(text, right, weight=None):
+    """A choice as the preview lists it: ✓ for a right one, its weight under partial credit."""
+    return f"{'✓' if right else '·'} {text}" + ("" if weight is None else f" ({weight_text(weight)}%)")
 
 
 def _card_parts(item, *, from_row):

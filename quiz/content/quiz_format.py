@@ -3,12 +3,20 @@
 A title line, then blocks of `Question N: stem`, `- choice` lines (one ending in
 `(Correct answer)`, in any letter case), a `Correct answer: ...` line, one explanation line
 and, optionally, a `Topics: a, b` line. `Question 3` becomes the key `q3`, so re-importing
-an edited document updates that question in place. Pure: no database.
+an edited document updates that question in place.
+
+Several right answers: mark each `(Correct answer)` and name them all on one line,
+`Correct answers: first | second`; such a question is "choose N" ("Choose two."). A `Kind:`
+line right after the question line says otherwise: `Kind: select all` (select all that apply,
+all-or-nothing), `Kind: select all, partial credit` (+1/k for each right pick, -1/k for each
+wrong one), `Kind: true/false` (choices `True` and `False`), `Kind: choose` or `Kind: single`.
+Pure: no database.
 """
 
 import re
 
 from ..models import SourceDocument
+from ..models.kinds import QuestionKind
 from .documents import (
     TOPICS_LINE,
     TOPICS_PREFIX,
@@ -17,6 +25,7 @@ from .documents import (
     ParsedDocument,
     ParsedQuestion,
     Problems,
+    check_question_kind,
     check_text,
     check_title,
     one_line,
@@ -32,8 +41,20 @@ MAX_QUESTION_DIGITS = 9
 CHOICE_LINE = re.compile(r"^-\s+(.*)$")  # "- text", "-\ttext", "-   text"
 CORRECT_MARKER = "(Correct answer)"
 MARKER_AT_END = re.compile(r"\s*\(\s*correct\s+answer\s*\)$", re.IGNORECASE)
-ANSWER_LINE = re.compile(r"^Correct\s+answer\s*:(.*)$", re.IGNORECASE)
+ANSWER_LINE = re.compile(r"^Correct\s+answers?\s*:(.*)$", re.IGNORECASE)
 ANSWER_PREFIX = "Correct answer:"
+ANSWERS_PREFIX = "Correct answers:"
+ANSWER_SEPARATOR = " | "
+KIND_LINE = re.compile(r"^Kind\s*:(.*)$", re.IGNORECASE)
+KIND_PREFIX = "Kind:"
+# What a `Kind:` line may say (letter case, spaces and hyphens aside): (kind, partial credit).
+KIND_WORDS = {
+    "single": (QuestionKind.SINGLE, False),
+    "choose": (QuestionKind.CHOOSE, False),
+    "select all": (QuestionKind.SELECT_ALL, False),
+    "select all, partial credit": (QuestionKind.SELECT_ALL, True),
+    "true/false": (QuestionKind.TRUE_FALSE, False),
+}
 
 
 def parse_quiz(lines, file, checksum):
@@ -92,13 +113,15 @@ def _parse_question(file, start, key, stem, body, warnings):
     if not stem:
         raise ContentError(file, start, f"question {key} has no text after the colon")
     check_text(stem, file, start, f"question {key}")
+    kind = _kind_line(file, key, body[0]) if body and KIND_LINE.match(body[0][1]) else None
+    body = body[1:] if kind else body
     choices = list(_leading_choices(body))
     rest = body[len(choices) :]
     if len(choices) < 2:
         raise ContentError(
             file, start, f"question {key} has {len(choices)} choice(s) ('- ...' lines), needs at least 2"
         )
-    marked = _marked_choice(file, start, key, choices)
+    marked = _marked_choices(file, start, key, choices)
     _refuse_duplicate_choices(file, key, choices)
     expected_at = choices[-1][0] + 1
     answer_match = ANSWER_LINE.match(rest[0][1]) if rest else None
@@ -107,10 +130,17 @@ def _parse_question(file, start, key, stem, body, warnings):
             file, expected_at, f"question {key}: expected a '{ANSWER_PREFIX} ...' line after the choices"
         )
     answer_line, answer = rest[0][0], answer_match.group(1).strip()
-    if answer != choices[marked][1]:
-        raise ContentError(
-            file, answer_line, f"question {key}: '{ANSWER_PREFIX}' does not match the choice marked {CORRECT_MARKER}"
+    named = [answer] if len(marked) == 1 else [part.strip() for part in answer.split(ANSWER_SEPARATOR.strip())]
+    if len(marked) > 1 and len(named) == 1:
+        lines = ", ".join(str(choices[index][0]) for index in marked)
+        raise ContentError(file, answer_line, f"question {key}: {len(marked)} choices are marked {CORRECT_MARKER} "
+                           f"(lines {lines}) but '{ANSWER_PREFIX}' names one: mark only the right one, or name each "
+                           f"right one on a '{ANSWERS_PREFIX}' line, separated by '{ANSWER_SEPARATOR.strip()}'")
+    if sorted(named) != sorted(choices[index][1] for index in marked):
+        what = f"the choice marked {CORRECT_MARKER}" if len(marked) == 1 else (
+            f"the choices marked {CORRECT_MARKER} (name each, separated by '{ANSWER_SEPARATOR.strip()}')"
         )
+        raise ContentError(file, answer_line, f"question {key}: '{ANSWER_PREFIX}' does not match {what}")
     if len(rest) < 2:
         raise ContentError(
             file, answer_line + 1, f"question {key}: expected one explanation line after '{ANSWER_PREFIX}'"
@@ -136,8 +166,19 @@ def _parse_question(file, start, key, stem, body, warnings):
             message = f"question {key}: a '{TOPICS_PREFIX}' line must be the one line right after the explanation"
             raise ContentError(file, number, message)
     warnings.extend(_ignored(file, number, line, f"after the explanation of {key}") for number, line in trailing)
-    parsed_choices = [(text, index == marked) for index, (_, text, _) in enumerate(choices)]
-    return ParsedQuestion(key, stem, explanation, parsed_choices, start, topics)
+    parsed_choices = [(text, index in marked) for index, (_, text, _) in enumerate(choices)]
+    kind, partial_credit = kind or ((QuestionKind.CHOOSE, False) if len(marked) > 1 else (QuestionKind.SINGLE, False))
+    question = ParsedQuestion(key, stem, explanation, parsed_choices, start, topics, kind=kind, partial_credit=partial_credit)
+    return check_question_kind(question, file, f"question {key}")
+
+
+def _kind_line(file, key, numbered_line):
+    number, line = numbered_line
+    said = " ".join(KIND_LINE.match(line).group(1).lower().replace("-", " ").split())
+    said = said.replace("true / false", "true/false").replace("true false", "true/false").replace("select all that apply", "select all")
+    if said not in KIND_WORDS:
+        raise ContentError(file, number, f"question {key}: '{KIND_PREFIX} {said}' is none of: {', '.join(KIND_WORDS)}")
+    return KIND_WORDS[said]
 
 
 def _leading_choices(body):
@@ -152,18 +193,15 @@ def _leading_choices(body):
         yield number, text, bool(marker)
 
 
-def _marked_choice(file, start, key, choices):
+def _marked_choices(file, start, key, choices):
+    """The indexes of the choices marked (Correct answer): one or several (the kind says how many may be)."""
     marked = [index for index, (_, _, is_marked) in enumerate(choices) if is_marked]
     if not marked:
         raise ContentError(file, start, f"question {key}: no choice ends with {CORRECT_MARKER}")
-    if len(marked) > 1:
-        first, second = choices[marked[0]][0], choices[marked[1]][0]
-        raise ContentError(
-            file, second, f"question {key}: a second choice is marked {CORRECT_MARKER} (first on line {first})"
-        )
-    if not choices[marked[0]][1]:
-        raise ContentError(file, choices[marked[0]][0], f"question {key}: the correct choice has no text")
-    return marked[0]
+    for index in marked:
+        if not choices[index][1]:
+            raise ContentError(file, choices[index][0], f"question {key}: the correct choice has no text")
+    return marked
 
 
 def _refuse_duplicate_choices(file, key, choices):
@@ -183,6 +221,17 @@ def _refuse_duplicate_choices(file, key, choices):
 
 def _ignored(file, number, line, where):
     return f"{file}:{number}: ignored line {where}: {shorten(line)!r}"
+
+
+def _kind_said(question, where):
+    """The `Kind:` line's words, or None where the marks say it (one right answer: single;
+    several: choose N)."""
+    kind, partial = question.get("kind", QuestionKind.SINGLE), bool(question.get("partial_credit"))
+    if kind in (QuestionKind.SINGLE, QuestionKind.CHOOSE):
+        return None
+    if partial and any(choice.get("weight") is not None for choice in question["choices"]):
+        raise ExportError(f"{where} gives its choices their own weights, which a quiz document cannot hold; export as JSON or GIFT")
+    return next(word for word, meaning in KIND_WORDS.items() if meaning == (kind, partial))
 
 
 def write_quiz(question_set):
@@ -208,13 +257,18 @@ def _question_text(number, question):
     if QUESTION_LINE.match(explanation) or TOPICS_LINE.match(explanation):
         raise ExportError(f"{where}: its explanation would read as a new question or a topics line")
     lines = [f"Question {number}: {one_line(question['stem'])}"]
+    if (said := _kind_said(question, where)) is not None:
+        lines.append(f"{KIND_PREFIX} {said}")
     for choice in question["choices"]:
         text = one_line(choice["text"])
         if not choice["correct"] and MARKER_AT_END.search(text):
             raise ExportError(f"{where}: a wrong choice ends with {CORRECT_MARKER}")
         lines.append(f"- {text} {CORRECT_MARKER}" if choice["correct"] else f"- {text}")
-    right = next(one_line(choice["text"]) for choice in question["choices"] if choice["correct"])
-    lines += [f"{ANSWER_PREFIX} {right}", explanation]
+    rights = [one_line(choice["text"]) for choice in question["choices"] if choice["correct"]]
+    if len(rights) > 1 and any(ANSWER_SEPARATOR.strip() in text for text in rights):
+        raise ExportError(f"{where}: a right choice holds '{ANSWER_SEPARATOR.strip()}', which separates the right answers")
+    prefix = ANSWER_PREFIX if len(rights) == 1 else ANSWERS_PREFIX
+    lines += [f"{prefix} {ANSWER_SEPARATOR.join(rights)}", explanation]
     if question.get("topics"):
         lines.append(f"{TOPICS_PREFIX} {topics_text(question['topics'], where)}")
     return "\n".join(lines)

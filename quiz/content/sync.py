@@ -12,6 +12,7 @@ A row that other records protect is not deleted: saving stops with a ContentErro
 
 import hashlib
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from django.db.models import Prefetch, ProtectedError
 
@@ -206,17 +207,21 @@ class KeyChooser:
 
 def _create_question(question_set, parsed, position, key):
     question = Question.objects.create(
-        question_set=question_set, key=key, position=position, stem=parsed.stem, explanation=parsed.explanation
+        question_set=question_set, key=key, position=position, stem=parsed.stem, explanation=parsed.explanation,
+        kind=parsed.kind, partial_credit=parsed.partial_credit,
     )
     Choice.objects.bulk_create(
-        Choice(question=question, text=text, is_correct=correct, position=index)
-        for index, (text, correct) in enumerate(parsed.choices, start=1)
+        Choice(question=question, text=text, is_correct=correct, weight=weight, position=position)
+        for position, text, correct, weight in _wanted_choices(parsed.choices)
     )
     return question
 
 
 def _update_question(document, question, parsed, position, topics):
-    changed = _changed_fields(question, position=position, stem=parsed.stem, explanation=parsed.explanation)
+    changed = _changed_fields(
+        question, position=position, stem=parsed.stem, explanation=parsed.explanation,
+        kind=parsed.kind, partial_credit=parsed.partial_credit,
+    )
     choices_changed = sync_choices(question, parsed.choices, file=document.file)
     topics_changed = _sync_topics(question, parsed.topics, topics)
     if changed or choices_changed or topics_changed:
@@ -235,7 +240,7 @@ def _changed_fields(instance, **values):
 
 def sync_choices(question, parsed_choices, *, file=None):
     """Make the question's choices match the source (or the editor's form: `parsed_choices`
-    are (text, is_correct)) without changing what any row means.
+    are (text, is_correct) or (text, is_correct, weight)) without changing what any row means.
 
     Learners' answers point at choice rows (for statistics; the attempt itself keeps a
     snapshot), so a row must keep its text across re-imports: a choice is matched first by
@@ -244,50 +249,52 @@ def sync_choices(question, parsed_choices, *, file=None):
     (answers that pointed at them keep their snapshot) and new texts get new rows.
     """
     existing = list(question.choices.all())
-    wanted = [(position, text, correct) for position, (text, correct) in enumerate(parsed_choices, start=1)]
-    if [(c.position, c.text, c.is_correct) for c in existing] == wanted:
+    wanted = _wanted_choices(parsed_choices)
+    if [(c.position, c.text, c.is_correct, _weight(c.weight)) for c in existing] == wanted:
         return False
     matches = _match_choices(existing, wanted)
     matched_pks = {choice.pk for choice in matches.values()}
     removed = [choice for choice in existing if choice.pk not in matched_pks]
     for choice in removed:
         _delete(file, choice, f"cannot remove choice {choice.text[:40]!r} of question {question.key}")
-    _clear_stale_marks(matches, wanted)
-    for position, text, correct in wanted:
+    for position, text, correct, weight in wanted:
         choice = matches.get(position)
-        if choice and (changed := _changed_fields(choice, position=position, text=text, is_correct=correct)):
+        if choice and (changed := _changed_fields(choice, position=position, text=text, is_correct=correct, weight=weight)):
             choice.save(update_fields=changed)
     Choice.objects.bulk_create(
-        Choice(question=question, position=position, text=text, is_correct=correct)
-        for position, text, correct in wanted
+        Choice(question=question, position=position, text=text, is_correct=correct, weight=weight)
+        for position, text, correct, weight in wanted
         if position not in matches
     )
     return True
+
+
+def _wanted_choices(parsed_choices):
+    """[(position, text, correct, weight)] from (text, correct[, weight]) tuples."""
+    return [
+        (position, choice[0], choice[1], _weight(choice[2] if len(choice) > 2 else None))
+        for position, choice in enumerate(parsed_choices, start=1)
+    ]
+
+
+def _weight(value):
+    """A weight as the column holds it (5 places), so an unchanged one compares equal."""
+    return None if value is None else Decimal(value).quantize(Decimal("0.0000001"))
 
 
 def _match_choices(existing, wanted):
     """{new position: existing Choice}: by exact text first, then by unchanged position."""
     unmatched = list(existing)
     matches = {}
-    for position, text, _ in wanted:
+    for position, text, *_ in wanted:
         if choice := next((c for c in unmatched if c.text == text), None):
             matches[position] = choice
             unmatched.remove(choice)
-    for position, _, _ in wanted:
+    for position, *_ in wanted:
         if position not in matches and (choice := next((c for c in unmatched if c.position == position), None)):
             matches[position] = choice
             unmatched.remove(choice)
     return matches
-
-
-def _clear_stale_marks(matches, wanted):
-    # The partial unique index allows one correct choice per question at any moment, so every
-    # kept choice that stops being correct is cleared before the new correct one is saved
-    # (removed choices are already gone).
-    stale = [matches[p] for p, _, correct in wanted if p in matches and matches[p].is_correct and not correct]
-    Choice.objects.filter(pk__in=[choice.pk for choice in stale]).update(is_correct=False)
-    for choice in stale:
-        choice.is_correct = False  # as the row now is, so it is not saved a second time
 
 
 def _save_cards(document, deck):

@@ -9,7 +9,11 @@
 The delimiter (comma, tab or semicolon) is the one that makes the header name the most known
 columns; header names are read in any letter case, with a few synonyms. A table of questions
 has choices: a `choices` column split at `|`, or columns `choice1`..`choiceN` (`option1`..)
-or `a`, `b`, `c`, `d`; its `answer` is the right choice's letter, number or text. A table of
+or `a`, `b`, `c`, `d`; its `answer` is the right choice's letter, number or text, or several
+of them separated by commas (`A,C`). An optional `kind` column says what kind each question
+is: `single` (the default with one answer), `choose` (the default with several: "Choose
+two."), `select_all`, `select_all_partial` (select all that apply with partial credit, +1/k
+for each right pick and -1/k for each wrong one) or `true_false` (choices True and False). A table of
 cards has `front` and `back`, and optionally `misconception` and `correction` (both or
 neither: a card without them is studied but never drilled as "Myth or fact?"). `topics`
 (comma-separated) is optional in both. Unknown columns are ignored with a warning. Parsed
@@ -21,6 +25,7 @@ import io
 import re
 
 from ..models import SourceDocument
+from ..models.kinds import QuestionKind
 from .documents import (
     ContentError,
     ExportError,
@@ -29,6 +34,7 @@ from .documents import (
     ParsedQuestion,
     Problems,
     check_choices,
+    check_question_kind,
     check_text,
     one_line,
     plain_lines,
@@ -46,7 +52,16 @@ QUESTION_COLUMNS = {
     "choices": {"choices", "options"},
     "answer": {"answer", "correct", "correct answer", "right answer"},
     "explanation": {"explanation", "feedback", "rationale"},
+    "kind": {"kind", "type", "question type"},
     "topics": TOPICS,
+}
+# The `kind` column's words: (kind, partial credit).
+KIND_WORDS = {
+    "single": (QuestionKind.SINGLE, False),
+    "choose": (QuestionKind.CHOOSE, False),
+    "select_all": (QuestionKind.SELECT_ALL, False),
+    "select_all_partial": (QuestionKind.SELECT_ALL, True),
+    "true_false": (QuestionKind.TRUE_FALSE, False),
 }
 CARD_COLUMNS = {
     "front": {"front", "question", "term", "prompt"},
@@ -203,10 +218,29 @@ class _Table:
         choices = self._choices(cells, line)
         if len(choices) < 2:
             raise ContentError(self.file, line, f"the question has {len(choices)} choice(s), needs at least 2")
-        right = self._right_choice(answer, choices, line)
-        parsed = check_choices([(text, position == right) for position, text in choices], self.file, line, "the question")
+        rights = self._right_choices(answer, choices, line)
+        parsed = check_choices([(text, position in rights) for position, text in choices], self.file, line, "the question")
         explanation = self._cell(cells, "explanation", line)
-        return ParsedQuestion(f"q{number}", stem, explanation, parsed, line, self._topics(cells, line))
+        kind, partial_credit = self._kind(cells, line, several=len(rights) > 1)
+        question = ParsedQuestion(
+            f"q{number}", stem, explanation, parsed, line, self._topics(cells, line), kind=kind, partial_credit=partial_credit
+        )
+        return check_question_kind(question, self.file)
+
+    def _kind(self, cells, line, several):
+        word = self._cell(cells, "kind", line).lower().replace(" ", "_").replace("-", "_")
+        if not word:
+            return (QuestionKind.CHOOSE, False) if several else (QuestionKind.SINGLE, False)
+        if word not in KIND_WORDS:
+            raise ContentError(self.file, line, f"the kind {shorten(word)!r} is none of: {', '.join(KIND_WORDS)}")
+        return KIND_WORDS[word]
+
+    def _right_choices(self, answer, choices, line):
+        """The positions the answer names: one choice (`_right_choice`), or several separated by
+        commas (`A,C`, `1,3`) when the whole answer is no choice's text."""
+        if "," not in answer or any(text == answer for _, text in choices):
+            return {self._right_choice(answer, choices, line)}
+        return {self._right_choice(part.strip(), choices, line) for part in answer.split(",")}
 
     def _choices(self, cells, line):
         """[(position, text)] of the non-empty choices; positions count empty ones too, so a
@@ -253,21 +287,38 @@ def write_questions_table(question_set):
 
     One column per choice (`choice1`..), so a choice may hold the `|` a `choices` column
     splits at, and the answer is the right choice's text, which no letter or number
-    overrides. The title is not written: the parser takes it from the file name."""
+    overrides (several right choices: their numbers, `1,3`). A `kind` column only when a
+    question is not single-answer. The title is not written: the parser takes it from the
+    file name."""
     questions = question_set["questions"]
     width = max((len(question["choices"]) for question in questions), default=2)
+    with_kind = any(question.get("kind", QuestionKind.SINGLE) != QuestionKind.SINGLE for question in questions)
     header = ["stem", *(f"choice{number}" for number in range(1, width + 1)), "answer", "explanation", "topics"]
-    rows = [_question_row(question, width) for question in questions]
-    return _csv_text([header, *rows])
+    rows = [_question_row(question, width, with_kind) for question in questions]
+    return _csv_text([header + (["kind"] if with_kind else []), *rows])
 
 
-def _question_row(question, width):
+def _question_row(question, width, with_kind):
     texts = [_cell(choice["text"]) for choice in question["choices"]]
-    right = next(_cell(choice["text"]) for choice in question["choices"] if choice["correct"])
     where = f"the question {shorten(one_line(question['stem']))!r}"
+    rights = [number for number, choice in enumerate(question["choices"], start=1) if choice["correct"]]
+    if len(rights) == 1:
+        right = texts[rights[0] - 1]
+    else:
+        if any(text.isascii() and text.isdigit() for text in texts):
+            raise ExportError(f"{where}: a choice is a bare number, which its answer's numbers would name; export as JSON")
+        right = ",".join(str(number) for number in rights)
     topics = topics_text(question.get("topics") or [], where)
     padding = [""] * (width - len(texts))
-    return [_cell(question["stem"]), *texts, *padding, right, _cell(question["explanation"]), topics]
+    row = [_cell(question["stem"]), *texts, *padding, right, _cell(question["explanation"]), topics]
+    return row + [_kind_word(question, where)] if with_kind else row
+
+
+def _kind_word(question, where):
+    kind, partial = question.get("kind", QuestionKind.SINGLE), bool(question.get("partial_credit"))
+    if partial and any(choice.get("weight") is not None for choice in question["choices"]):
+        raise ExportError(f"{where} gives its choices their own weights, which CSV cannot hold; export as JSON or GIFT")
+    return next(word for word, meaning in KIND_WORDS.items() if meaning == (kind, partial))
 
 
 def write_cards_table(deck):

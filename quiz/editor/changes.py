@@ -36,14 +36,16 @@ def new_key(prefix):
 
 
 @transaction.atomic
-def save_question(*, question_set, question=None, stem, explanation, choices, topics):
+def save_question(*, question_set, question=None, stem, explanation, choices, topics,
+                  kind=Question.Kind.SINGLE, partial_credit=False):
     """Create a question at the end of the set, or update `question`. `choices` are
-    (text, is_correct) in order. Choice rows keep their meaning (matched by text first), so
-    statistics on a choice never jump to another text."""
+    (text, is_correct[, weight]) in order. Choice rows keep their meaning (matched by text
+    first), so statistics on a choice never jump to another text."""
     content_changed()
     if question is None:
         question = Question(question_set=question_set, key=new_key("q"), position=_next_position(question_set.questions))
     question.stem, question.explanation = stem, explanation
+    question.kind, question.partial_credit = kind, partial_credit
     question.save()
     sync_choices(question, choices)
     set_topics(question, topics)
@@ -135,11 +137,14 @@ def duplicate_set(question_set, *, owner, now):
     copy = QuestionSet.objects.create(title=copy_title(question_set.title), owner=owner, created_at=now)
     originals = list(question_set.questions.current().order_by("position", "pk").prefetch_related("choices", "topics"))
     copies = Question.objects.bulk_create(
-        Question(question_set=copy, key=new_key("q"), position=n, stem=q.stem, explanation=q.explanation)
+        Question(
+            question_set=copy, key=new_key("q"), position=n, stem=q.stem, explanation=q.explanation,
+            kind=q.kind, partial_credit=q.partial_credit,
+        )
         for n, q in enumerate(originals, start=1)
     )
     Choice.objects.bulk_create(
-        Choice(question=new, text=c.text, is_correct=c.is_correct, position=c.position)
+        Choice(question=new, text=c.text, is_correct=c.is_correct, weight=c.weight, position=c.position)
         for old, new in zip(originals, copies)
         for c in old.choices.all()
     )

@@ -1,19 +1,23 @@
 """The forms of one's own content: the import page's and the sharing form (at the end), and the
-editor's, with the importer's rules: at least two choices, exactly one right, no
+editor's, with the importer's rules: at least two choices, as many right as the kind asks, no
 empty or repeated choice text, a card's misconception and correction both or neither, texts
 and topic names within the import limits. Each problem is reported on the field it concerns.
 
-The question form's choice rows are numbered fields (`choice_1`, `choice_2`, ...) and one
-`correct` radio; adding, removing and moving rows is a round trip (`rearranged`) that
-re-renders the form without validating or saving, so it works without JavaScript.
+The question form's choice rows are numbered fields (`choice_1`, `choice_2`, ...), each with a
+`correct` radio button (one right answer) or checkbox (choose N, select all that apply) and,
+under partial credit, a `weight_N` percentage; adding, removing and moving rows, and changing
+the kind, is a round trip (`rearranged`) that re-renders the form without validating or saving,
+so it works without JavaScript.
 """
 
+from decimal import Decimal
 from pathlib import Path
 
 from django import forms
 
 from quiz.content.documents import MAX_FILE_BYTES, MAX_TEXT, ContentError, topic_names
 from quiz.models import Visibility
+from quiz.models.kinds import SEVERAL_PICKS, TRUE_FALSE_TEXTS, QuestionKind, kind_problem
 
 MAX_CHOICES = 12
 NEW_QUESTION_CHOICES = 4
@@ -43,30 +47,53 @@ def topics_text(item):
     return ", ".join(topic.name for topic in item.topics.all())
 
 
+class RightChoicesField(forms.TypedMultipleChoiceField):
+    """The numbers of the choices marked right; an empty value (no radio ticked) is none."""
+
+    def to_python(self, value):
+        return [item for item in super().to_python(value) if item != ""]
+
+
 class QuestionForm(forms.Form):
     stem = _text("Question", rows=3)
+    # Not required: a form from before kinds existed (or a script) sends none, meaning single answer.
+    kind = forms.ChoiceField(label="Kind", choices=QuestionKind.choices, initial=QuestionKind.SINGLE, required=False)
+    partial_credit = forms.BooleanField(
+        label="Partial credit", required=False,
+        help_text="Select all that apply: each pick earns its choice's weight (by default +1/k for each right "
+        "choice, -1/k for each wrong one, k the right ones); never below nothing.",
+    )
     explanation = _text("Explanation", required=False, help_text="Shown after the learner answers.")
     topics = TopicsField()
 
     def __init__(self, data=None, *, rows=None, **kwargs):
-        """`rows` are the (text, is_correct) choices an unbound form shows; a bound form
+        """`rows` are the (text, is_correct, weight) choices an unbound form shows; a bound form
         reads its rows from `data`."""
         super().__init__(data, **kwargs)
         count = _row_count(data) if data is not None else len(rows)
         for number in range(1, count + 1):
             self.fields[f"choice_{number}"] = _text(f"Choice {number}", required=False, rows=1)
-        self.fields["correct"] = forms.TypedChoiceField(
+            self.fields[f"weight_{number}"] = forms.DecimalField(
+                label=f"Weight of choice {number} (%)", required=False, min_value=-100, max_value=100,
+                max_digits=10, decimal_places=5,
+            )
+        # The right choices' numbers: one radio button, or a checkbox each for the kinds with several.
+        self.fields["correct"] = RightChoicesField(
             label="Correct choice", coerce=int, required=False, choices=[(n, n) for n in range(1, count + 1)]
         )
         if data is None:
-            self.initial.update((f"choice_{n}", text) for n, (text, _) in enumerate(rows, start=1))
-            self.initial["correct"] = next((n for n, (_, right) in enumerate(rows, start=1) if right), None)
+            self.initial.update((f"choice_{n}", row[0]) for n, row in enumerate(rows, start=1))
+            self.initial.update((f"weight_{n}", _percent(row[2])) for n, row in enumerate(rows, start=1) if len(row) > 2)
+            self.initial["correct"] = [n for n, row in enumerate(rows, start=1) if row[1]]
         self.choice_count = count
 
     @classmethod
     def for_question(cls, question):
-        initial = {"stem": question.stem, "explanation": question.explanation, "topics": topics_text(question)}
-        return cls(initial=initial, rows=[(c.text, c.is_correct) for c in question.choices.all()])
+        initial = {
+            "stem": question.stem, "explanation": question.explanation, "topics": topics_text(question),
+            "kind": question.kind, "partial_credit": question.partial_credit,
+        }
+        return cls(initial=initial, rows=[(c.text, c.is_correct, c.weight) for c in question.choices.all()])
 
     @classmethod
     def blank(cls):
@@ -74,29 +101,53 @@ class QuestionForm(forms.Form):
 
     @classmethod
     def rearranged(cls, data, operation):
-        """The form as the user left it, with one change to its choice rows: "add", or
-        "remove-N", "up-N", "down-N" for row N. Unbound: nothing is checked or saved yet."""
+        """The form as the user left it, with one change: to its choice rows, "add", or
+        "remove-N", "up-N", "down-N" for row N; or "kind", the kind chosen (a true/false
+        question gets the choices True and False). Unbound: nothing is checked or saved yet."""
         count = _row_count(data)
-        correct = data.get("correct", "")
-        rows = [(data.get(f"choice_{n}", ""), correct == str(n)) for n in range(1, count + 1)]
+        correct = set(data.getlist("correct")) if hasattr(data, "getlist") else {data.get("correct", "")}
+        rows = [(data.get(f"choice_{n}", ""), str(n) in correct, data.get(f"weight_{n}") or None) for n in range(1, count + 1)]
         action, _, number = operation.partition("-")
         index = int(number) - 1 if number.isascii() and number.isdigit() else -1
         if action == "add" and count < MAX_CHOICES:
-            rows.append(("", False))
+            rows.append(("", False, None))
         elif action == "remove" and 0 <= index < count:
             rows.pop(index)
         elif action in ("up", "down") and 0 <= index < count:
             other = index - 1 if action == "up" else index + 1
             if 0 <= other < count:
                 rows[index], rows[other] = rows[other], rows[index]
-        initial = {name: data.get(name, "") for name in ("stem", "explanation", "topics")}
+        elif action == "kind" and data.get("kind") == QuestionKind.TRUE_FALSE:
+            was_true = next((right for text, right, _ in rows if text == TRUE_FALSE_TEXTS[0]), False)
+            rows = [(TRUE_FALSE_TEXTS[0], was_true, None), (TRUE_FALSE_TEXTS[1], not was_true, None)]
+        initial = {name: data.get(name, "") for name in ("stem", "explanation", "topics", "kind")}
+        initial["partial_credit"] = bool(data.get("partial_credit"))
         return cls(initial=initial, rows=rows)
 
     @property
+    def current_kind(self):
+        return (self.data.get("kind") if self.is_bound else self.initial.get("kind")) or QuestionKind.SINGLE
+
+    @property
+    def several_right(self):
+        """Whether the rows offer a checkbox each (choose N, select all), or one radio button."""
+        return self.current_kind in SEVERAL_PICKS
+
+    @property
+    def shows_weights(self):
+        partial = self.data.get("partial_credit") if self.is_bound else self.initial.get("partial_credit")
+        return self.current_kind == QuestionKind.SELECT_ALL and bool(partial)
+
+    @property
     def choice_rows(self):
-        """[(number, text field, is marked correct)] for the template."""
-        marked = str(self["correct"].value() or "")
-        return [(n, self[f"choice_{n}"], marked == str(n)) for n in range(1, self.choice_count + 1)]
+        """[(number, text field, is marked correct, weight field)] for the template."""
+        marked = {str(value) for value in (self["correct"].value() or [])}
+        return [
+            (n, self[f"choice_{n}"], str(n) in marked, self[f"weight_{n}"]) for n in range(1, self.choice_count + 1)
+        ]
+
+    def clean_kind(self):
+        return self.cleaned_data["kind"] or QuestionKind.SINGLE
 
     def clean(self):
         cleaned = super().clean()
@@ -112,11 +163,31 @@ class QuestionForm(forms.Form):
                 texts[text] = number
         if self.choice_count < 2:
             self.add_error(None, "A question needs at least 2 choices: add another.")
-        correct = cleaned.get("correct")
-        if correct in (None, ""):
-            self.add_error("correct", "Mark the one correct choice.")
-        cleaned["choices"] = [(cleaned.get(f"choice_{n}"), n == correct) for n in range(1, self.choice_count + 1)]
+        correct, kind = cleaned.get("correct") or [], cleaned.get("kind") or QuestionKind.SINGLE
+        partial = cleaned["partial_credit"] = bool(cleaned.get("partial_credit")) and kind == QuestionKind.SELECT_ALL
+        if "correct" in self.errors:
+            pass
+        elif not correct:
+            self.add_error("correct", "Mark the one correct choice." if kind not in SEVERAL_PICKS else "Mark the correct choices.")
+        elif kind not in SEVERAL_PICKS and len(correct) > 1:
+            self.add_error("correct", f"Mark one correct choice: a {QuestionKind(kind).label.lower()} question has one.")
+        cleaned["choices"] = [
+            (cleaned.get(f"choice_{n}"), n in correct, _share(cleaned.get(f"weight_{n}")) if partial else None)
+            for n in range(1, self.choice_count + 1)
+        ]
+        if not self.errors and (problem := kind_problem(kind, cleaned["choices"], partial_credit=partial)):
+            self.add_error(None, f"{problem[0].upper()}{problem[1:]}.")
         return cleaned
+
+
+def _share(percent):
+    """A weight typed as a percentage (50) as the share a choice keeps (0.5); None stays None."""
+    return None if percent is None else (percent / 100).quantize(Decimal("0.0000001"))
+
+
+def _percent(share):
+    """A stored share (0.7000000) as the percentage the form shows ("70")."""
+    return None if share in (None, "") else f"{(Decimal(share) * 100).normalize():f}"
 
 
 def _row_count(data):

@@ -16,3 +16,11 @@ def percent(numerator, denominator):
     if not denominator:
         return None
     return int((Decimal(numerator) * 100 / Decimal(denominator)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def points(value):
+    """A score in points as people write it: 3, 2.5, 1.33 (two places at most, no trailing zeros)."""
+    if value is None:
+        return None
+    text = f"{Decimal(value):.2f}".rstrip("0").rstrip(".")
+    return Decimal(text)

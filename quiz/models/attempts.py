@@ -4,14 +4,15 @@ each slot a snapshot of what was shown and the answer given."""
 import random
 
 from django.db import IntegrityError, models, transaction
-from django.db.models import Count, F, OuterRef, Q, Subquery, prefetch_related_objects
+from django.db.models import Count, F, OuterRef, Q, Subquery, Sum, prefetch_related_objects
 from django.db.models.functions import Coalesce, Least
 from django.urls import reverse
 from django.utils import timezone
 
-from quiz.lib.numbers import percent
+from quiz.lib.numbers import percent, points
 
-from .content import Choice, QuestionSet, count_of
+from .content import Choice, QuestionSet, count_of, points_of
+from .kinds import is_full_credit
 from .slots import AttemptSlot
 from .users import User
 
@@ -58,7 +59,7 @@ class AttemptQuerySet(models.QuerySet):
 
         excluded_here = ExcludedQuestion.objects.filter(assignment=OuterRef(OuterRef("assignment")))
         excluded = AttemptSlot.objects.filter(attempt=OuterRef("pk"), question__in=excluded_here.values("question"))
-        return self.annotate(excluded_total=count_of(excluded), excluded_right=count_of(excluded.filter(is_correct=True)))
+        return self.annotate(excluded_total=count_of(excluded), excluded_right=points_of(excluded))
 
     def expired(self, now):
         """Timed attempts still open after their deadline."""
@@ -74,6 +75,7 @@ class AttemptQuerySet(models.QuerySet):
         now = now or timezone.now()
         correct = AttemptSlot.objects.filter(attempt=OuterRef("pk"), is_correct=True)
         correct = correct.order_by().values("attempt").annotate(n=Count("pk")).values("n")
+        slots = AttemptSlot.objects.filter(attempt=OuterRef("pk"))
         with transaction.atomic():
             expired = list(self.expired(now).select_for_update(of=("self",)).values_list("pk", flat=True))
             if not expired:
@@ -81,6 +83,7 @@ class AttemptQuerySet(models.QuerySet):
             return Attempt.objects.filter(pk__in=expired, finished_at__isnull=True).update(
                 finished_at=F("deadline"),
                 correct_count=Coalesce(Subquery(correct[:1]), 0),
+                score=points_of(slots),
                 is_late=Q(due_at__isnull=False) & Q(deadline__gt=F("due_at")),
             )
 
@@ -146,7 +149,10 @@ class Attempt(models.Model):
     started_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
     question_count = models.PositiveIntegerField(default=0)
+    # Answers with full credit, and the points: the sum of every answer's credit (a question
+    # answered with partial credit adds its share of one point).
     correct_count = models.PositiveIntegerField(default=0)
+    score = models.DecimalField(max_digits=9, decimal_places=4, default=0)
     # When the last answer was recorded: time spent on the next one is counted from here.
     last_answered_at = models.DateTimeField(null=True, blank=True)
 
@@ -183,6 +189,7 @@ class Attempt(models.Model):
                 name="one_open_attempt_per_user_and_purpose",
             ),
             models.CheckConstraint(condition=Q(correct_count__lte=F("question_count")), name="attempt_score_within_count"),
+            models.CheckConstraint(condition=Q(score__gte=0, score__lte=F("question_count")), name="attempt_points_within_count"),
         ]
 
     def __str__(self):
@@ -227,8 +234,14 @@ class Attempt(models.Model):
         return self.question_count - self._excluded("excluded_total")
 
     @property
+    def counted_points(self):
+        """The points that count, exactly: every answer's credit, less the excluded questions'."""
+        return self.score - self._excluded("excluded_right")
+
+    @property
     def counted_right(self):
-        return self.correct_count - self._excluded("excluded_right")
+        """`counted_points` as a page shows them: 3, 2.5, 1.33."""
+        return points(self.counted_points)
 
     def _excluded(self, name):
         # Only an assignment excludes questions. Its attempts must be read `with_exclusions()`:
@@ -239,7 +252,7 @@ class Attempt(models.Model):
     def score_percent(self):
         """The score as a whole percentage, rounded half up; None when no question counts (an
         instructor excluded all the attempt drew): such an attempt has no score, not 0%."""
-        return percent(self.counted_right, self.counted_questions)
+        return percent(self.counted_points, self.counted_questions)
 
     @property
     def score_text(self):
@@ -252,8 +265,9 @@ class Attempt(models.Model):
             return None
         return self.finished_at - self.started_at
 
-    def record_answer(self, slot, number, *, now=None, queued=False):
-        """Save the learner's pick (the 1-based number of a choice as shown); True if recorded.
+    def record_answer(self, slot, answer, *, now=None, queued=False):
+        """Save the learner's answer; True if recorded. `answer`: the 1-based number of a choice
+        as shown, or a list of them (choose N, select all that apply).
 
         The grade comes from the slot's snapshot, i.e. from what the learner was shown. One
         transaction: the attempt row is updated (and so locked, as `finish` locks it) only while
@@ -268,20 +282,26 @@ class Attempt(models.Model):
         overwrites the slot's one answer (the same row, so nothing is counted twice); the time
         spent adds up.
         """
-        if slot.attempt_id != self.pk or not 1 <= number <= len(slot.shown_choices):
+        picks = sorted(set([answer] if isinstance(answer, int) else answer))
+        if slot.attempt_id != self.pk or not picks or not all(1 <= n <= len(slot.shown_choices) for n in picks):
             raise ValueError("no such choice in this attempt's question")
+        if not slot.several_picks and len(picks) != 1:
+            raise ValueError("this question takes one pick")
         now = now or timezone.now()
         if self.is_past_deadline(now):
             self.finish(now=now)  # time is up: the answer is refused and the attempt closes
             return False
-        shown = slot.shown_choices[number - 1]
         changeable = not self.shows_feedback_per_question  # deferred: until the learner submits
         since = max(filter(None, [self.last_answered_at, self.started_at]))
         seconds = min(max(int((now - since).total_seconds()), 0), MAX_SECONDS_PER_QUESTION)
+        credit = slot.credit_for(picks)
+        one = slot.shown_choices[picks[0] - 1] if not slot.several_picks else None
         answer = {
-            "chosen_choice_id": Choice.id_if_still_there(shown["id"]),
-            "chosen_index": number,
-            "is_correct": shown["correct"],
+            "chosen_choice_id": Choice.id_if_still_there(one["id"]) if one else None,
+            "chosen_index": picks[0] if one else None,
+            "chosen_numbers": picks if not one else None,
+            "credit": credit,
+            "is_correct": is_full_credit(credit),
             "answered_at": now,
             "scheduled_at": now if queued else None,
         }
@@ -310,10 +330,15 @@ class Attempt(models.Model):
         """Feedback per question: the answer just recorded was the last one open, so the attempt
         is finished and scored (inside the answer's transaction, the attempt row locked)."""
         self.finished_at, self.is_late = now, self.due_at is not None and now > self.due_at
-        self.correct_count = self.slots.filter(is_correct=True).count()
+        self.correct_count, self.score = self._scored()
         Attempt.objects.filter(pk=self.pk).update(
-            finished_at=self.finished_at, is_late=self.is_late, correct_count=self.correct_count
+            finished_at=self.finished_at, is_late=self.is_late, correct_count=self.correct_count, score=self.score
         )
+
+    def _scored(self):
+        """(answers with full credit, points), counted by the database from the slots."""
+        totals = self.slots.aggregate(right=Count("pk", filter=Q(is_correct=True)), points=Sum("credit"))
+        return totals["right"], totals["points"] or 0
 
     def finish(self, *, now=None):
         """Close the attempt and store its score, counted by the database from the slots.
@@ -328,6 +353,6 @@ class Attempt(models.Model):
         late = self.due_at is not None and now > self.due_at
         with transaction.atomic():
             if list(Attempt.objects.select_for_update().filter(pk=self.pk, finished_at__isnull=True).values_list("pk")):
-                correct = self.slots.filter(is_correct=True).count()
-                Attempt.objects.filter(pk=self.pk).update(finished_at=now, correct_count=correct, is_late=late)
-        self.refresh_from_db(fields=["finished_at", "correct_count", "is_late"])
+                correct, score = self._scored()
+                Attempt.objects.filter(pk=self.pk).update(finished_at=now, correct_count=correct, score=score, is_late=late)
+        self.refresh_from_db(fields=["finished_at", "correct_count", "score", "is_late"])

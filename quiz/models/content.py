@@ -10,6 +10,7 @@ from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
+from .kinds import QuestionKind
 from .users import User
 
 
@@ -144,9 +145,9 @@ class QuestionSetQuerySet(OwnedContentQuerySet):
         if not user.is_authenticated:
             return sets
         mine = Attempt.objects.filter(user=user, question_set=OuterRef("pk"))
-        best = mine.filter(finished_at__isnull=False).order_by("-correct_count", "-finished_at")
+        best = mine.filter(finished_at__isnull=False).order_by("-score", "-finished_at")
         sets = sets.annotate(
-            best_correct=Subquery(best.values("correct_count")[:1]),
+            best_correct=Subquery(best.values("score")[:1]),  # points: a share for a partly right answer
             best_total=Subquery(best.values("question_count")[:1]),
             open_attempt_id=Subquery(mine.filter(finished_at__isnull=True).values("pk")[:1]),
         )
@@ -269,6 +270,8 @@ class QuestionQuerySet(RetirableQuerySet):
 
 
 class Question(Retirable):
+    Kind = QuestionKind  # single answer, choose N, select all that apply, true/false (quiz.models.kinds)
+
     question_set = models.ForeignKey(QuestionSet, on_delete=models.CASCADE, related_name="questions")
     # Stable across edits of the text ("Question 3" stays q3), so re-importing updates in place
     # and keeps every attempt that refers to the question.
@@ -276,6 +279,10 @@ class Question(Retirable):
     position = models.PositiveIntegerField()
     stem = models.TextField()
     explanation = models.TextField(blank=True)
+    kind = models.CharField(max_length=16, choices=QuestionKind.choices, default=QuestionKind.SINGLE)
+    # Select all that apply: credit from each picked choice's weight (Moodle's multiple answer)
+    # rather than all-or-nothing.
+    partial_credit = models.BooleanField(default=False)
     topics = models.ManyToManyField(Topic, blank=True, related_name="questions")
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -285,6 +292,10 @@ class Question(Retirable):
         ordering = ["question_set_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["question_set", "key"], name="question_key_unique_in_set"),
+            models.CheckConstraint(condition=Q(kind__in=QuestionKind.values), name="question_kind_known"),
+            models.CheckConstraint(
+                condition=Q(partial_credit=False) | Q(kind=QuestionKind.SELECT_ALL), name="question_partial_credit_select_all"
+            ),
         ]
 
     def __str__(self):
@@ -294,19 +305,26 @@ class Question(Retirable):
     def correct_choice(self):
         return next((choice for choice in self.choices.all() if choice.is_correct), None)
 
+    @property
+    def right_choices(self):
+        return [choice for choice in self.choices.all() if choice.is_correct]
+
 
 class Choice(models.Model):
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="choices")
     text = models.TextField()
     is_correct = models.BooleanField(default=False)
     position = models.PositiveIntegerField()
+    # Under partial credit, the share of the question's mark picking it earns (-1 to 1; Moodle's
+    # `%50`/`%-50`); empty: the default +1/k for a right choice, -1/k for a wrong one.
+    weight = models.DecimalField(max_digits=8, decimal_places=7, null=True, blank=True)
 
     class Meta:
         ordering = ["question_id", "position"]
+        # How many choices are right depends on the question's kind (quiz.models.kinds.kind_problem,
+        # which the importers and the editor apply); the weight stays a share of one mark.
         constraints = [
-            models.UniqueConstraint(
-                fields=["question"], condition=Q(is_correct=True), name="one_correct_choice_per_question"
-            ),
+            models.CheckConstraint(condition=Q(weight__isnull=True) | Q(weight__gte=-1, weight__lte=1), name="choice_weight_range"),
         ]
 
     def __str__(self):
@@ -331,6 +349,12 @@ def _choice_still_there():
     quote = connection.ops.quote_name
     table, column = quote(Choice._meta.db_table), quote(Choice._meta.pk.column)
     return f"SELECT {column} FROM {table} WHERE {column} = %s"
+
+
+def points_of(slots):
+    """A correlated subquery adding up `slots`' credit (usable in annotate and update, 0 when none)."""
+    total = slots.order_by().values(group=Value(1)).annotate(points=models.Sum("credit")).values("points")
+    return Coalesce(Subquery(total[:1]), Value(0), output_field=models.DecimalField(max_digits=9, decimal_places=4))
 
 
 def count_of(queryset):

@@ -5,7 +5,10 @@ from datetime import timedelta
 from django.db import models
 from django.db.models import Exists, OuterRef, Q
 
+from quiz.lib.numbers import percent_of, points
+
 from .content import Choice, Question
+from .kinds import SEVERAL_PICKS, QuestionKind, credit_for, pick_instruction
 
 
 def shuffled(items, rng):
@@ -45,10 +48,17 @@ class AttemptSlot(models.Model):
     question = models.ForeignKey(Question, on_delete=models.PROTECT, related_name="slots")
     position = models.PositiveIntegerField()
     stem = models.TextField()
-    shown_choices = models.JSONField(help_text='[{"id", "text", "correct"}] in the order shown')
+    # The question's kind and its choices as they were when the attempt started.
+    kind = models.CharField(max_length=16, choices=QuestionKind.choices, default=QuestionKind.SINGLE)
+    partial_credit = models.BooleanField(default=False)
+    shown_choices = models.JSONField(help_text='[{"id", "text", "correct", "weight"?}] in the order shown')
+    # The answer: one pick (single answer, true/false) or several (choose N, select all), 1-based as shown.
     chosen_index = models.PositiveSmallIntegerField(null=True, blank=True, help_text="1-based, as shown")
-    # The live choice picked, for statistics across attempts; the snapshot above is the record.
+    chosen_numbers = models.JSONField(null=True, blank=True, help_text="[1-based numbers, as shown] for several picks")
+    # The live choice picked (one pick only), for statistics across attempts; the snapshot above is the record.
     chosen_choice = models.ForeignKey(Choice, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    # The share of the question's mark earned (0 to 1); right means full credit.
+    credit = models.DecimalField(max_digits=5, decimal_places=4, null=True, blank=True)
     is_correct = models.BooleanField(null=True)
     answered_at = models.DateTimeField(null=True, blank=True)
     seconds_spent = models.PositiveIntegerField(null=True, blank=True)
@@ -68,8 +78,14 @@ class AttemptSlot(models.Model):
             models.UniqueConstraint(fields=["attempt", "question"], name="slot_question_unique"),
             # An answer is its time, the pick and its grade together: never a part of one.
             models.CheckConstraint(
-                condition=Q(answered_at__isnull=True, chosen_index__isnull=True, is_correct__isnull=True)
-                | Q(answered_at__isnull=False, chosen_index__isnull=False, is_correct__isnull=False),
+                condition=Q(
+                    answered_at__isnull=True, chosen_index__isnull=True, chosen_numbers__isnull=True,
+                    is_correct__isnull=True, credit__isnull=True,
+                )
+                | (
+                    Q(answered_at__isnull=False, is_correct__isnull=False, credit__isnull=False)
+                    & (Q(chosen_index__isnull=False) | Q(chosen_numbers__isnull=False))
+                ),
                 name="slot_answer_complete",
             ),
         ]
@@ -89,14 +105,37 @@ class AttemptSlot(models.Model):
 
     @classmethod
     def shown_to_learner(cls, attempt, position, question, rng):
-        choices = shuffled(list(question.choices.all()), rng)
+        choices = list(question.choices.all())
+        if question.kind != QuestionKind.TRUE_FALSE:  # True stays before False, as on the exam
+            choices = shuffled(choices, rng)
         return cls(
             attempt=attempt,
             question=question,
             position=position,
             stem=question.stem,
-            shown_choices=[{"id": c.pk, "text": c.text, "correct": c.is_correct} for c in choices],
+            kind=question.kind,
+            partial_credit=question.partial_credit,
+            shown_choices=[snapshot_of(choice, question.partial_credit) for choice in choices],
         )
+
+    @property
+    def several_picks(self):
+        return self.kind in SEVERAL_PICKS
+
+    @property
+    def picks(self):
+        """The learner's picks, 1-based as shown: [] before answering."""
+        if self.chosen_numbers is not None:
+            return list(self.chosen_numbers)
+        return [] if self.chosen_index is None else [self.chosen_index]
+
+    @property
+    def instruction(self):
+        """"Choose two." or "Select all that apply." (None for one pick): all it says of the answer."""
+        return pick_instruction(self.kind, self.shown_choices)
+
+    def credit_for(self, picks):
+        return credit_for(self.kind, self.shown_choices, picks, partial_credit=self.partial_credit)
 
     @property
     def choice_order(self):
@@ -112,19 +151,25 @@ class AttemptSlot(models.Model):
         """The question page's choices before feedback: (number, text, ticked) for each as shown,
         the saved answer ticked (deferred feedback lets the learner change it), nothing about
         correctness."""
-        return [(number, c["text"], number == self.chosen_index) for number, c in enumerate(self.shown_choices, start=1)]
+        picks = set(self.picks)
+        return [(number, c["text"], number in picks) for number, c in enumerate(self.shown_choices, start=1)]
 
     @property
     def review(self):
-        """The choices as shown, with the learner's pick and the right one, for feedback."""
-        return [
-            {"number": number, "text": c["text"], "correct": c["correct"], "chosen": number == self.chosen_index}
-            for number, c in enumerate(self.shown_choices, start=1)
-        ]
+        """The choices as shown, with the learner's picks and the right ones, for feedback."""
+        return review_of(self.shown_choices, self.picks, several=self.several_picks)
 
     @property
     def correct_number(self):
         return next(n for n, c in enumerate(self.shown_choices, start=1) if c["correct"])
+
+    @property
+    def credit_percent(self):
+        return percent_of(self.credit)
+
+    @property
+    def is_partly_right(self):
+        return self.credit is not None and 0 < self.credit < 1
 
     @property
     def is_answered(self):
@@ -135,9 +180,32 @@ class AttemptSlot(models.Model):
         return None if self.seconds_spent is None else timedelta(seconds=self.seconds_spent)
 
 
+def snapshot_of(choice, partial_credit):
+    """A choice as a slot keeps it: its weight only where it counts (partial credit)."""
+    shown = {"id": choice.pk, "text": choice.text, "correct": choice.is_correct}
+    if partial_credit:
+        shown["weight"] = None if choice.weight is None else str(choice.weight)
+    return shown
+
+
+def review_of(choices, picks, *, several=False):
+    """Each choice as shown for feedback: picked or not, right or not, and for the kinds with
+    several picks (`several`) also a wrong pick (`wrong_pick`) or a right one missed (`missed`)."""
+    picked = set(picks)
+    return [
+        {
+            "number": number, "text": c["text"], "correct": c["correct"], "chosen": number in picked,
+            "wrong_pick": several and number in picked and not c["correct"],
+            "missed": several and c["correct"] and number not in picked,
+        }
+        for number, c in enumerate(choices, start=1)
+    ]
+
+
 def score_by_topic(slots):
     """[(topic name, right, counted)] over the slots' questions, by name: each slot counts
-    once for each of its question's topics; an unanswered one counts as not right, one the
+    once for each of its question's topics, with its credit (1 if right, a share if partly right);
+    an unanswered one counts as not right, one the
     instructor excluded not at all. The slots must come with `question__topics` prefetched
     (one query for the whole list) and, in an assignment, annotated `with_exclusion_flag`."""
     totals = {}
@@ -146,5 +214,6 @@ def score_by_topic(slots):
             continue
         for topic in slot.question.topics.all():
             right, counted = totals.get(topic.name, (0, 0))
-            totals[topic.name] = (right + bool(slot.is_correct), counted + 1)
-    return [(name, right, counted) for name, (right, counted) in sorted(totals.items(), key=lambda item: item[0].lower())]
+            totals[topic.name] = (right + (slot.credit or 0), counted + 1)
+    ordered = sorted(totals.items(), key=lambda item: item[0].lower())
+    return [(name, points(right), counted) for name, (right, counted) in ordered]

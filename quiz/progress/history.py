@@ -10,6 +10,7 @@ import heapq
 from datetime import UTC
 
 from quiz.models import Attempt, AttemptSlot, MemoryState, ReviewLog
+from quiz.models.kinds import verdict
 
 CSV_COLUMNS = [
     "record", "when_utc", "item_kind", "set_or_deck", "item_key", "item_text", "attempt_id", "position",
@@ -36,16 +37,18 @@ def _answer_rows(user, now):
         AttemptSlot.objects.filter(attempt_id__in=ids[start : start + ATTEMPTS_PER_READ], answered_at__isnull=False)
         .order_by("answered_at", "pk")
         .values_list("answered_at", "pk", "attempt_id", "question__key", "stem", "position", "chosen_index",
-                     "is_correct", "seconds_spent")
+                     "chosen_numbers", "credit", "seconds_spent")
         .iterator(chunk_size=5000)
         for start in range(0, len(ids), ATTEMPTS_PER_READ)
     ]
-    for at, _, attempt_id, key, stem, position, chosen, right, seconds in heapq.merge(*batches):
+    for at, _, attempt_id, key, stem, position, chosen, several, credit, seconds in heapq.merge(*batches):
         title, visible = attempts[attempt_id]
+        picks = ",".join(map(str, several)) if several else chosen  # "1,3" for several picks, as shown
         yield [
-            "answer", _utc(at), "question", title, key, stem, attempt_id, position, chosen,
-            ("yes" if right else "no") if visible else "hidden", "", "" if seconds is None else seconds, "quiz",
+            "answer", _utc(at), "question", title, key, stem, attempt_id, position, picks,
+            verdict(credit) if visible else "hidden", "", "" if seconds is None else seconds, "quiz",
         ]
+
 
 
 # Attempt ids per read of their answers: far below what a statement may carry (SQLite: 32,766).

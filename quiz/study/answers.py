@@ -6,30 +6,34 @@ shows an answer before the quiz does."""
 from django.db import transaction
 from django.utils import timezone
 
-from quiz.models import AttemptSlot, Choice, MemoryState, ReviewLog, StudyDay
+from quiz.models import AttemptSlot, MemoryState, ReviewLog, StudyDay
+from quiz.models.kinds import QuestionKind
 
 from . import bulk, scheduling
 
 
 def rating_for(is_correct):
-    # Pass/fail maps to Good/Again, as the fsrs maintainers advise for binary grading.
+    # Pass/fail maps to Good/Again, as the fsrs maintainers advise for binary grading: an answer
+    # with full credit is Good, anything less (partial credit too) is Again.
     return ReviewLog.Rating.GOOD if is_correct else ReviewLog.Rating.AGAIN
 
 
-def question_shown(*, stem, explanation, choices, chosen):
+def question_shown(*, stem, explanation, choices, chosen, kind=QuestionKind.SINGLE):
     """What a log row keeps of a question as the learner saw it: `choices` are (text, correct)
-    in the order shown, `chosen` the 1-based number picked. Its review shows this, whatever
-    edits the question gets later."""
+    in the order shown, `chosen` the 1-based number picked (a list of them for the kinds with
+    several picks). Its review shows this, whatever edits the question gets later."""
     return {
         "stem": stem,
         "explanation": explanation,
+        "kind": kind,
         "choices": [{"text": text, "correct": correct} for text, correct in choices],
         "chosen": chosen,
     }
 
 
 def submit_answer(*, attempt, slot, number, now=None):
-    """Record the learner's pick (its number as shown); True if this call recorded it.
+    """Record the learner's pick (its number as shown, or a list of numbers for the kinds with
+    several picks); True if this call recorded it.
 
     A repeat submit (already answered) changes nothing. The answer enters the memory queue at
     once when feedback is immediate (rated in the same transaction as it is recorded, so an
@@ -126,7 +130,7 @@ def _answer_days(claimed):
 RELEASED_FIELDS = (
     "pk", "attempt__user_id", "attempt__user__time_zone", "attempt__user__desired_retention",
     "attempt__user__fsrs_parameters", "answered_at", "question_id", "question__explanation",
-    "is_correct", "chosen_choice_id", "chosen_index", "stem", "shown_choices",
+    "is_correct", "chosen_choice_id", "chosen_index", "chosen_numbers", "kind", "stem", "shown_choices",
 )
 
 
@@ -141,26 +145,27 @@ def _rating_of(slot, now):
             stem=slot["stem"],
             explanation=slot["question__explanation"],
             choices=[(choice["text"], choice["correct"]) for choice in slot["shown_choices"]],
-            chosen=slot["chosen_index"],
+            chosen=slot["chosen_index"] if slot["chosen_numbers"] is None else slot["chosen_numbers"],
+            kind=slot["kind"],
         ),
     }
 
 
 def _rate_answer(attempt, slot, number, now):
-    """Rate the learner's memory of the slot's question with the answer `number` just recorded."""
-    shown = slot.shown_choices[number - 1]
+    """Rate the learner's memory of the slot's question with the answer just recorded (on `slot`)."""
     scheduling.rate(
         user=attempt.user,
         kind=MemoryState.Kind.QUESTION,
         item=slot.question,
-        rating=rating_for(shown["correct"]),
+        rating=rating_for(slot.is_correct),
         source=ReviewLog.Source.QUIZ,
         now=now,
-        chosen_choice_id=Choice.id_if_still_there(shown["id"]),  # NULL, as on the slot, if deleted since
+        chosen_choice_id=slot.chosen_choice_id,  # as on the slot: NULL if deleted since, or several picks
         shown=question_shown(
             stem=slot.stem,
             explanation=slot.question.explanation,
             choices=[(choice["text"], choice["correct"]) for choice in slot.shown_choices],
-            chosen=number,
+            chosen=slot.picks if slot.several_picks else slot.chosen_index,
+            kind=slot.kind,
         ),
     )

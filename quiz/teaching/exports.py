@@ -2,6 +2,7 @@
 response given in a class's assignments. `quiz.lib.csv_export` streams and neutralises them."""
 
 from quiz.models import AttemptSlot
+from quiz.models.kinds import verdict
 
 
 def gradebook_rows(book):
@@ -34,13 +35,15 @@ def response_rows(classroom):
         .order_by("attempt__assignment__due_at", "attempt__user__username", "attempt__started_at", "position")
         .values_list(
             "attempt__assignment__title", "attempt__user__username", "attempt_id", "stem", "shown_choices",
-            "chosen_index", "is_correct", "seconds_spent", "answered_at", "is_excluded",
+            "chosen_index", "chosen_numbers", "credit", "seconds_spent", "answered_at", "is_excluded",
         )
     )
     yield RESPONSE_COLUMNS
     # Plain values read in chunks, no model instance per row: a class's every answer streams.
-    for title, learner, attempt_id, stem, shown, chosen, right, seconds, at, excluded in slots.iterator(chunk_size=5000):
+    rows = slots.iterator(chunk_size=5000)
+    for title, learner, attempt_id, stem, shown, chosen, several, credit, seconds, at, excluded in rows:
+        picks = several or ([chosen] if chosen else [])
         yield [
-            title, learner, attempt_id, stem, shown[chosen - 1]["text"] if chosen else "", "yes" if right else "no",
+            title, learner, attempt_id, stem, " | ".join(shown[number - 1]["text"] for number in picks), verdict(credit),
             "" if seconds is None else seconds, at.isoformat(), "yes" if excluded else "",
         ]

@@ -54,7 +54,7 @@ def build_gradebook(*, classroom, now, sort="name"):
     rows = Attempt.objects.filter(assignment__in=[a.pk for a in assignments], user__in=[u.pk for u in learners])
     rows = rows.with_exclusions()  # a question excluded after the fact counts for no one
     for attempt in rows.order_by("started_at", "pk").only(
-        "pk", "user_id", "assignment_id", "correct_count", "question_count", "finished_at"
+        "pk", "user_id", "assignment_id", "correct_count", "score", "question_count", "finished_at"
     ):
         attempts[attempt.user_id, attempt.assignment_id].append(attempt)
 

@@ -13,11 +13,11 @@ correlations, groups and medians are computed here over the class's answer rows.
 """
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from statistics import median
 
-from django.db.models import Avg, Count, Exists, F, OuterRef, Q, Subquery
+from django.db.models import Avg, Case, Count, Exists, F, JSONField, OuterRef, Q, Subquery, Sum, When
 
 from quiz.models import Attempt, AttemptSlot, Choice, ExcludedQuestion, MemoryState, PoolQuestion, Question
 from quiz.study import scheduling
@@ -72,7 +72,7 @@ def analysed_attempts(assignment):
         assignment=assignment, finished_at__isnull=False, user__enrollments__classroom=assignment.classroom
     )
     attempts = attempts.with_exclusions().order_by("started_at", "pk")
-    for attempt in attempts.only("pk", "user_id", "assignment_id", "correct_count", "question_count"):
+    for attempt in attempts.only("pk", "user_id", "assignment_id", "correct_count", "score", "question_count"):
         first.setdefault(attempt.user_id, attempt)
     return list(first.values())
 
@@ -96,17 +96,23 @@ def analyse_items(*, assignment):
         choices[choice.question_id].append(choice)
     slots = AttemptSlot.objects.filter(attempt__in=[a.pk for a in attempts], answered_at__isnull=False)
 
-    facility = {
-        row["question"]: row
-        for row in slots.values("question").annotate(n=Count("pk"), right=Count("pk", filter=Q(is_correct=True)))
-    }
-    picks = {
-        (row["question"], row["chosen_choice"]): row["n"]
-        for row in slots.values("question", "chosen_choice").annotate(n=Count("pk"))
-    }
+    # Facility is the mean credit: a share of the mark for a partly right answer, as Moodle counts it.
+    facility = {row["question"]: row for row in slots.values("question").annotate(n=Count("pk"), right=Sum("credit"))}
+    picks = Counter(
+        {
+            (row["question"], row["chosen_choice"]): row["n"]
+            for row in slots.values("question", "chosen_choice").annotate(n=Count("pk"))
+        }
+    )
     times = defaultdict(list)
-    for question_id, seconds in slots.exclude(seconds_spent=None).values_list("question", "seconds_spent"):
-        times[question_id].append(seconds)
+    # Answers with several picks name no one choice: their picks come from their snapshot, read with
+    # the time spent (the snapshot only for them), and each option picked counts once.
+    several = Case(When(chosen_numbers__isnull=False, then=F("shown_choices")), default=None, output_field=JSONField())
+    for question_id, seconds, numbers, shown in slots.values_list("question", "seconds_spent", "chosen_numbers", several):
+        if seconds is not None:
+            times[question_id].append(seconds)
+        for number in numbers or []:
+            picks[(question_id, shown[number - 1]["id"])] += 1
     # An attempt none of whose questions count has no total to rank it by.
     correlations = _discrimination([attempt for attempt in attempts if attempt.counted_questions])
     return [
@@ -117,7 +123,7 @@ def analyse_items(*, assignment):
 
 def _total(attempt):
     """The attempt's score as a share, without the questions excluded from the assignment."""
-    return attempt.counted_right / attempt.counted_questions if attempt.counted_questions else 0
+    return float(attempt.counted_points) / attempt.counted_questions if attempt.counted_questions else 0
 
 
 def _discrimination(attempts):
@@ -129,10 +135,10 @@ def _discrimination(attempts):
         return {}
     totals = {a.pk: _total(a) for a in attempts}
     upper, lower = _group_weights(totals)
-    answers = defaultdict(list)  # question -> [(attempt, right)]
+    answers = defaultdict(list)  # question -> [(attempt, credit 0..1)]
     rows = AttemptSlot.objects.filter(attempt__in=sorted(totals), answered_at__isnull=False)
-    for attempt_id, question_id, right in rows.values_list("attempt_id", "question_id", "is_correct"):
-        answers[question_id].append((attempt_id, bool(right)))
+    for attempt_id, question_id, credit in rows.values_list("attempt_id", "question_id", "credit"):
+        answers[question_id].append((attempt_id, float(credit)))
     return {
         question: {
             "point_biserial": _point_biserial([(totals[a], right) for a, right in given]),
@@ -164,28 +170,29 @@ def _group_weights(totals):
 
 def _index(given, upper, lower):
     """Upper group's facility minus the lower group's, each weighted by `_group_weights`;
-    `given` holds (attempt, right) for each answer to the question."""
+    `given` holds (attempt, credit) for each answer to the question."""
     facility = []
     for weights in (upper, lower):
         answered = sum(weights[a] for a, _ in given)
         if not answered:
             return None
-        facility.append(sum(weights[a] for a, right in given if right) / answered)
+        facility.append(sum(weights[a] * credit for a, credit in given) / answered)
     return round(facility[0] - facility[1], 2)
 
 
 def _point_biserial(pairs):
-    """Pearson's correlation between right (1) or wrong (0) on the question and the total
-    score, over the learners who answered it. None when either side has no spread."""
+    """Pearson's correlation between the credit on the question (1 or 0, or a share under
+    partial credit) and the total score, over the learners who answered it: for right/wrong
+    answers, the point-biserial. None when either side has no spread."""
     n = len(pairs)
-    right = [total for total, is_right in pairs if is_right]
-    wrong = [total for total, is_right in pairs if not is_right]
-    mean = sum(total for total, _ in pairs) / n
-    spread = math.sqrt(sum((total - mean) ** 2 for total, _ in pairs) / n)
-    if not right or not wrong or spread < 1e-12:
+    totals, credits = [total for total, _ in pairs], [credit for _, credit in pairs]
+    mean_total, mean_credit = sum(totals) / n, sum(credits) / n
+    spread_total = math.sqrt(sum((total - mean_total) ** 2 for total in totals) / n)
+    spread_credit = math.sqrt(sum((credit - mean_credit) ** 2 for credit in credits) / n)
+    if spread_total < 1e-12 or spread_credit < 1e-12:
         return None
-    p = len(right) / n
-    return (sum(right) / len(right) - sum(wrong) / len(wrong)) / spread * math.sqrt(p * (1 - p))
+    covariance = sum((total - mean_total) * (credit - mean_credit) for total, credit in pairs) / n
+    return covariance / (spread_total * spread_credit)
 
 
 def _item(question, counts, choices, picks, times, correlations, learners):
@@ -199,13 +206,15 @@ def _item(question, counts, choices, picks, times, correlations, learners):
         )
         for c in choices
     ]
-    right_picks = next((s.picked for s in stats if s.is_correct), 0)
+    # A distractor "beats" the answer when picked more often than it (than the least picked right
+    # one, for the kinds with several).
+    right_picks = min((s.picked for s in stats if s.is_correct), default=0)
     for stat in stats:
         stat.beats_correct = not stat.is_correct and stat.picked > right_picks
     return ItemStat(
         question=question,
         answered=answered,
-        facility=counts["right"] / answered if answered else None,
+        facility=float(counts["right"] or 0) / answered if answered else None,
         discrimination=correlations.get("discrimination"),
         point_biserial=correlations.get("point_biserial"),
         median_seconds=median(times) if times else None,

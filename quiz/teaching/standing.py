@@ -58,7 +58,7 @@ def standing_of(*, attempts, rules, grading, now):
 
 
 def share(attempt):
-    return attempt.counted_right / attempt.counted_questions
+    return attempt.counted_points / attempt.counted_questions
 
 
 def _status(rules, finished, open_attempt_id, late, now):

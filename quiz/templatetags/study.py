@@ -4,9 +4,11 @@ percentages, paging."""
 from django import template
 from django.utils import timezone
 
+from quiz.content.documents import weight_text
 from quiz.lib.days import moment_text
 from quiz.lib.durations import clock_duration, spoken_wait
 from quiz.lib.numbers import percent_of
+from quiz.lib.numbers import points as plain_points
 
 register = template.Library()
 
@@ -21,6 +23,18 @@ def time_since(moment):
     "1 h 30 min"): what the page says before app.js counts on (Django's `timesince` took a
     seventh of the question's render)."""
     return clock_duration(timezone.now() - moment)
+
+
+@register.filter
+def points(value):
+    """A score in points as people write it: 3, 2.5, 1.33."""
+    return plain_points(value)
+
+
+@register.filter
+def points_percent(share):
+    """A choice's weight (a share of the mark, 0.5) as the percentage an author wrote: "50%"."""
+    return f"{weight_text(share)}%"
 
 
 @register.filter

@@ -21,7 +21,9 @@ from quiz.forms import DrillAnswerForm, RatingForm, ReviewAnswerForm, id_from_fo
 from quiz.lib.durations import short_interval
 from quiz.lib.http import render_page, safe_next
 from quiz.lib.numbers import percent_of
-from quiz.models import Attempt, Card, Choice, Deck, MemoryState, Question, ReviewLog
+from quiz.models import Attempt, Card, Deck, MemoryState, Question, ReviewLog
+from quiz.models.kinds import credit_for, is_full_credit, pick_instruction
+from quiz.models.slots import review_of, snapshot_of
 from quiz.study import scheduling
 from quiz.study.answers import question_shown, rating_for
 from quiz.study.catch_up import catch_up_learner
@@ -93,28 +95,39 @@ def _rate(request, session, now):
 
 def _answer_review_question(request, session, shown, now):
     question = Question.objects.prefetch_related("choices").filter(pk=shown["item"]).first()
-    form = ReviewAnswerForm(request.POST, choice_count=len(shown["choices"] or []))
+    seen = _choices_as_shown(question, shown["choices"]) if question else []
+    form = ReviewAnswerForm(request.POST, choices=seen, kind=question.kind if question else Question.Kind.SINGLE)
     if question is None or not form.is_valid() or form.cleaned_data["item"] != question.pk:
-        return _refuse(request, session, now, "Pick one of the choices of the question shown.")
-    number = form.cleaned_data["choice"]
-    choice = Choice.objects.filter(pk=shown["choices"][number - 1], question=question).first()
-    by_id = {option.pk: option for option in question.choices.all()}
-    seen = [(by_id[pk].text, by_id[pk].is_correct) for pk in shown["choices"] if pk in by_id]
-    review = choice and scheduling.rate(
+        problem = form.errors.get("choice", ["Pick one of the choices of the question shown."])[0]
+        return _refuse(request, session, now, problem)
+    answer = form.cleaned_data["choice"]
+    picks = answer if isinstance(answer, list) else [answer]
+    right = is_full_credit(credit_for(question.kind, seen, picks, partial_credit=question.partial_credit))
+    review = scheduling.rate(
         user=request.user,
         kind=Kind.QUESTION,
         item=question,
-        rating=rating_for(choice.is_correct),
+        rating=rating_for(right),
         source=Source.REVIEW,
         now=now,
         expected_reps=shown["reps"],
-        chosen_choice=choice,
-        shown=question_shown(stem=question.stem, explanation=question.explanation, choices=seen, chosen=number),
+        chosen_choice_id=None if isinstance(answer, list) else seen[answer - 1]["id"],
+        shown=question_shown(
+            stem=question.stem, explanation=question.explanation, kind=question.kind,
+            choices=[(choice["text"], choice["correct"]) for choice in seen], chosen=answer,
+        ),
     )
     if review is None:
         return _refuse(request, session, now, "That question was already answered.")
     session.forget()
     return redirect(_answer_url(review, session))
+
+
+def _choices_as_shown(question, order):
+    """The question's choices in the order the session showed them (those deleted since left
+    out, as the page leaves them out), as a slot keeps them: what grading reads."""
+    by_id = {choice.pk: choice for choice in question.choices.all()}
+    return [snapshot_of(by_id[pk], question.partial_credit) for pk in order or [] if pk in by_id]
 
 
 def _refuse(request, session, now, message):
@@ -126,8 +139,9 @@ def _refuse(request, session, now, message):
 def _render_study(request, session, entry, order, now, error=None, status=200):
     context = {"entry": entry, "error": error}
     if entry is not None and entry.kind == Kind.QUESTION:
-        by_id = {choice.pk: choice for choice in entry.item.choices.all()}
-        context["choices"] = [by_id[pk].text for pk in order if pk in by_id]
+        seen = _choices_as_shown(entry.item, order)
+        context["options"] = [(number, choice["text"], False) for number, choice in enumerate(seen, start=1)]
+        context["instruction"] = pick_instruction(entry.item.kind, seen)
     elif entry is not None:
         context.update(_card_context(entry, now, request.user))
     if entry is not None:
@@ -242,10 +256,8 @@ def _question_as_seen(review):
     snapshots existed fall back to the question as it is now)."""
     if review.shown:
         chosen = review.shown["chosen"]
-        choices = [
-            {"text": c["text"], "correct": c["correct"], "chosen": number == chosen}
-            for number, c in enumerate(review.shown["choices"], start=1)
-        ]
+        several = isinstance(chosen, list)
+        choices = review_of(review.shown["choices"], chosen if several else [chosen], several=several)
         return {"stem": review.shown["stem"], "explanation": review.shown["explanation"], "choices": choices}
     question = review.memory.question
     choices = [

@@ -32,7 +32,8 @@
       var radio = form.querySelectorAll('input[name="choice"]')[Number(name) - 1];
       return radio ? radio.closest("label") : null;
     }
-    if (form && name === "enter") return form.querySelector('button[type="submit"]');
+    // Enter submits; never one of the True/False buttons, which are answers themselves.
+    if (form && name === "enter") return form.querySelector('button[type="submit"]:not([name="choice"])');
     return null;
   }
 
@@ -54,7 +55,7 @@
     event.preventDefault();
     if (target.tagName === "LABEL") {
       var input = target.querySelector("input");
-      input.checked = true;
+      input.checked = input.type === "checkbox" ? !input.checked : true;  // number keys toggle checkboxes
       input.focus();
     } else if (target.matches('button[type="submit"]') && target.form && !target.form.checkValidity()) {
       target.form.reportValidity();

@@ -173,7 +173,7 @@ def _write_attempts(batch, questions, assignments, rng):
             user=user, assignment=assignment, title=assignment.title if assignment else "",
             question_set_id=None if assignment else picked[0].question_set_id,
             started_at=start, finished_at=finished, last_answered_at=finished, due_at=assignment.due_at if assignment else None,
-            question_count=len(picked), correct_count=sum(rights),
+            question_count=len(picked), correct_count=sum(rights), score=sum(rights),
         ))
         chosen.append((picked, rights))
     attempts = Attempt.objects.bulk_create(rows, batch_size=BATCH)
@@ -185,7 +185,7 @@ def _write_attempts(batch, questions, assignments, rng):
             at = attempt.started_at + timedelta(minutes=position)
             slots.append(AttemptSlot(
                 attempt=attempt, question=question, position=position, stem=question.stem, shown_choices=shown,
-                chosen_index=number, chosen_choice_id=shown[number - 1]["id"], is_correct=right, answered_at=at,
+                chosen_index=number, chosen_choice_id=shown[number - 1]["id"], is_correct=right, credit=int(right), answered_at=at,
                 seconds_spent=60, scheduled_at=at,
             ))
     AttemptSlot.objects.bulk_create(slots, batch_size=BATCH)

@@ -1,0 +1,139 @@
+"""The kinds of question, and how an answer to each is graded. Pure: no database.
+
+| kind        | the learner                 | credit                                                    |
+|-------------|-----------------------------|-----------------------------------------------------------|
+| single      | picks one                   | 1 for the right one, else 0                               |
+| choose      | picks exactly N (told N)    | 1 when the N picks are the N right ones, else 0           |
+| select_all  | picks any number (>= 1)     | all-or-nothing, or with partial credit the sum of the     |
+|             |                             | picked choices' weights, kept within 0..1 (as Moodle's    |
+|             |                             | multiple-answer question)                                 |
+| true_false  | True or False               | 1 for the right one, else 0                               |
+
+A choice is given as a dict with `correct` (bool) and, under partial credit, `weight` (a
+decimal string or None: the default +1/k for each right choice and -1/k for each wrong one,
+k the number of right ones). Picks are 1-based numbers in the order the choices are given.
+"""
+
+from decimal import Decimal
+from fractions import Fraction
+
+from django.db import models
+
+from quiz.lib.numbers import percent_of
+
+
+class QuestionKind(models.TextChoices):
+    SINGLE = "single", "Single answer"
+    CHOOSE = "choose", "Choose N"
+    SELECT_ALL = "select_all", "Select all that apply"
+    TRUE_FALSE = "true_false", "True or false"
+
+
+# Kinds whose learner ticks several boxes; the others pick one.
+SEVERAL_PICKS = {QuestionKind.CHOOSE, QuestionKind.SELECT_ALL}
+TRUE_FALSE_TEXTS = ("True", "False")
+# Weights are stored with 7 decimals as Moodle stores them: 1/3 is 0.3333333, and three of them must
+# still make full credit.
+FULL_CREDIT_TOLERANCE = Fraction(1, 10_000)
+CREDIT_PLACES = Decimal("0.0001")
+NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
+
+
+def right_count(choices):
+    return sum(1 for choice in choices if choice["correct"])
+
+
+def weights_of(choices):
+    """Each choice's weight as a Fraction: its own, or the default +1/k (right) and -1/k (wrong)."""
+    k = right_count(choices) or 1
+    return [
+        Fraction(str(choice["weight"])) if choice.get("weight") not in (None, "")
+        else Fraction(1 if choice["correct"] else -1, k)
+        for choice in choices
+    ]
+
+
+def credit_for(kind, choices, picks, *, partial_credit=False):
+    """The share of the question's mark (a Decimal from 0 to 1, four places) that `picks` earn."""
+    picked = set(picks)
+    if kind == QuestionKind.SELECT_ALL and partial_credit:
+        earned = sum((weight for number, weight in enumerate(weights_of(choices), start=1) if number in picked), Fraction(0))
+        if earned >= 1 - FULL_CREDIT_TOLERANCE:
+            return Decimal(1)
+        earned = max(earned, Fraction(0))
+        return (Decimal(earned.numerator) / Decimal(earned.denominator)).quantize(CREDIT_PLACES)
+    right = {number for number, choice in enumerate(choices, start=1) if choice["correct"]}
+    return Decimal(1) if picked == right else Decimal(0)
+
+
+def is_full_credit(credit):
+    return credit is not None and Decimal(credit) >= 1
+
+
+def verdict(credit):
+    """An answer's correctness in a download: yes (full credit), no, or "partly 50%"."""
+    if credit >= 1:
+        return "yes"
+    return f"partly {percent_of(credit)}%" if credit > 0 else "no"
+
+
+def pick_instruction(kind, choices):
+    """What the page tells the learner to do: "Choose two." (the exam's words), or "Select all
+    that apply."; None for a single pick. The count a choose-N stem states is all it says."""
+    if kind == QuestionKind.CHOOSE:
+        n = right_count(choices)
+        return f"Choose {NUMBER_WORDS.get(n, n)}."
+    if kind == QuestionKind.SELECT_ALL:
+        return "Select all that apply."
+    return None
+
+
+def picks_problem(kind, choices, picks):
+    """Why `picks` are no answer to this question (a message for the learner), or None."""
+    count = len(set(picks))
+    if kind in SEVERAL_PICKS:
+        if kind == QuestionKind.CHOOSE and count != (n := right_count(choices)):
+            return f"Choose exactly {NUMBER_WORDS.get(n, n)} of the choices (you picked {count})."
+        if count == 0:
+            return "Pick at least one of the choices."
+        return None
+    return None if count == 1 else "Pick one of the choices."
+
+
+def as_choice(choice):
+    """A (text, correct[, weight]) tuple, as the parsers give choices, as a dict; a dict as it is."""
+    if isinstance(choice, dict):
+        return choice
+    return {"text": choice[0], "correct": choice[1], "weight": choice[2] if len(choice) > 2 else None}
+
+
+def kind_problem(kind, choices, *, partial_credit=False):
+    """What makes these choices ((text, correct) pairs or dicts) wrong for the kind, or None:
+    the rule the importers and the editor share."""
+    rows = [as_choice(c) for c in choices]
+    rights = right_count(rows)
+    if kind not in QuestionKind.values:
+        return f"unknown question kind {kind!r} (one of: {', '.join(QuestionKind.values)})"
+    if partial_credit and kind != QuestionKind.SELECT_ALL:
+        return "partial credit is for select-all-that-apply questions only"
+    if kind == QuestionKind.TRUE_FALSE:
+        if [row["text"] for row in rows] != list(TRUE_FALSE_TEXTS) or rights != 1:
+            return "a true/false question has the two choices True and False, one of them right"
+        return None
+    if len(rows) < 2:
+        return f"needs at least 2 choices, has {len(rows)}"
+    if kind == QuestionKind.SINGLE and rights != 1:
+        return "a single-answer question has exactly one right choice" + (f" (this one has {rights})" if rights else "")
+    if kind == QuestionKind.CHOOSE and not 2 <= rights < len(rows):
+        return "a choose-N question has at least 2 right choices and at least one wrong one"
+    if kind == QuestionKind.SELECT_ALL and rights < 1:
+        return "a select-all-that-apply question has at least one right choice"
+    if partial_credit:
+        weights = weights_of(rows)
+        if any(not -1 <= weight <= 1 for weight in weights):
+            return "a choice's weight is between -100% and 100%"
+        if sum(w for w in weights if w > 0) < 1 - FULL_CREDIT_TOLERANCE:
+            return "the right choices' weights add up to less than 100%, so no answer could earn full credit"
+        if any((w > 0) != row["correct"] for w, row in zip(weights, rows)):
+            return "a right choice has a positive weight and a wrong one a zero or negative weight"
+    return None

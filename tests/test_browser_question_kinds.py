@@ -1,0 +1,76 @@
+"""A learner answers a choose-two question by keyboard (number keys tick and untick, Enter
+submits) and a true/false one by its buttons, in a real Chromium with HTMX; the pages are
+photographed at phone and desktop widths, light and dark, for a person to look at."""
+
+import pytest
+from playwright.sync_api import expect
+
+from quiz.models import Question, QuestionSet
+from tests.browser import ARTIFACTS, log_in
+from tests.factories import make_kind_question
+
+pytestmark = pytest.mark.browser
+
+Kind = Question.Kind
+
+
+def shown_texts(page):
+    return page.locator("#question-card .choice-text").all_inner_texts()
+
+
+def test_a_choose_two_question_by_keyboard_and_a_true_false_one_by_its_buttons(page):
+    question_set = QuestionSet.objects.create(title="Kinds")
+    make_kind_question(question_set, 1, Kind.CHOOSE, {0, 2}, texts=["H100", "Xeon", "A100", "EPYC"])
+    make_kind_question(question_set, 2, Kind.TRUE_FALSE, {0})
+    log_in(page, "kim")
+
+    page.get_by_role("button", name="Start quiz").first.click()
+    expect(page.get_by_test_id("pick-instruction")).to_have_text("Choose two.")
+    page.wait_for_load_state("load")
+    page.evaluate("window.stillTheSamePage = true")
+    texts = shown_texts(page)
+    keys = [str(texts.index(text) + 1) for text in ("H100", "A100")]
+    wrong = str(texts.index("Xeon") + 1)
+
+    page.keyboard.press(wrong)  # tick a wrong one, then untick it: number keys toggle
+    page.keyboard.press(wrong)
+    for key in keys:
+        page.keyboard.press(key)
+    expect(page.locator('#question-card input[type="checkbox"]:checked')).to_have_count(2)
+    page.keyboard.press("Enter")
+
+    expect(page.locator(".verdict")).to_have_text("Correct!")
+    assert page.evaluate("window.stillTheSamePage") is True  # swapped in by HTMX, no reload
+    page.get_by_role("link", name="Next question").click()
+
+    expect(page.get_by_role("button", name="True")).to_be_visible()
+    expect(page.locator("#question-card .true-false-button")).to_have_count(2)
+    for width, scheme in ((320, "light"), (390, "dark"), (1280, "dark")):
+        page.set_viewport_size({"width": width, "height": 800})
+        page.emulate_media(color_scheme=scheme)
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"true-false-{width}-{scheme}.png"), full_page=True)
+    page.keyboard.press("1")  # True, the right one
+
+    expect(page.locator(".verdict")).to_have_text("Correct!")
+    expect(page.get_by_role("link", name="See results")).to_be_visible()
+
+
+def test_feedback_on_several_picks_names_the_wrong_pick_and_the_missed_one(page):
+    question_set = QuestionSet.objects.create(title="Select")
+    make_kind_question(question_set, 1, Kind.SELECT_ALL, {0, 1}, texts=["NFS", "S3", "HTTP"], partial_credit=True)
+    log_in(page, "lee")
+
+    page.get_by_role("button", name="Start quiz").first.click()
+    expect(page.get_by_test_id("pick-instruction")).to_have_text("Select all that apply.")
+    page.get_by_label("NFS").check()
+    page.get_by_label("HTTP").check()
+    page.get_by_role("button", name="Submit answer").click()
+
+    expect(page.locator(".verdict")).to_have_text("Not quite.")  # 1/2 - 1/2: nothing
+    expect(page.get_by_test_id("wrong-pick")).to_have_count(1)
+    expect(page.get_by_test_id("missed")).to_have_count(1)
+    for width, scheme in ((320, "dark"), (1280, "light")):
+        page.set_viewport_size({"width": width, "height": 800})
+        page.emulate_media(color_scheme=scheme)
+        page.screenshot(path=str(ARTIFACTS / f"select-all-feedback-{width}-{scheme}.png"), full_page=True)
