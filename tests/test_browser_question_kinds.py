@@ -7,6 +7,7 @@ from playwright.sync_api import expect
 
 from quiz.models import Question, QuestionSet
 from tests.browser import ARTIFACTS, log_in
+from tests.test_browser_every_page import axe_problems
 from tests.factories import make_kind_question
 
 pytestmark = pytest.mark.browser
@@ -26,6 +27,7 @@ def test_a_choose_two_question_by_keyboard_and_a_true_false_one_by_its_buttons(p
 
     page.get_by_role("button", name="Start quiz").first.click()
     expect(page.get_by_test_id("pick-instruction")).to_have_text("Choose two.")
+    assert axe_problems(page) == []  # checkboxes with their labels, in light mode
     page.wait_for_load_state("load")
     page.evaluate("window.stillTheSamePage = true")
     texts = shown_texts(page)
@@ -45,6 +47,8 @@ def test_a_choose_two_question_by_keyboard_and_a_true_false_one_by_its_buttons(p
 
     expect(page.get_by_role("button", name="True")).to_be_visible()
     expect(page.locator("#question-card .true-false-button")).to_have_count(2)
+    page.emulate_media(color_scheme="dark")
+    assert axe_problems(page) == []  # the True/False buttons, in dark mode
     for width, scheme in ((320, "light"), (390, "dark"), (1280, "dark")):
         page.set_viewport_size({"width": width, "height": 800})
         page.emulate_media(color_scheme=scheme)
@@ -70,6 +74,7 @@ def test_feedback_on_several_picks_names_the_wrong_pick_and_the_missed_one(page)
     expect(page.locator(".verdict")).to_have_text("Not quite.")  # 1/2 - 1/2: nothing
     expect(page.get_by_test_id("wrong-pick")).to_have_count(1)
     expect(page.get_by_test_id("missed")).to_have_count(1)
+    assert axe_problems(page) == []  # the wrong-pick and missed tags keep their contrast
     for width, scheme in ((320, "dark"), (1280, "light")):
         page.set_viewport_size({"width": width, "height": 800})
         page.emulate_media(color_scheme=scheme)

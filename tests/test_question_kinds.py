@@ -493,3 +493,41 @@ def test_the_mock_exam_draws_every_kind_and_says_choose_two_as_the_exam_does(db)
     choose = attempt.slots.get(kind=Kind.CHOOSE)
     html = logged_in(learner).get(question_url(attempt, choose.position)).content.decode()
     assert "Choose two." in html and "correct" not in html.split('id="question-card"', 1)[1].lower()
+
+
+# --- After the attempt: review, retakes, exclusions ---------------------------------------------
+
+def test_the_results_page_reviews_several_picks_and_retake_my_mistakes_takes_partly_right_ones(learner, learner_client, kinds_set):
+    attempt = start_attempt(learner, kinds_set)
+    choose, select_all, true_false = (slot_of(attempt, kind) for kind in (Kind.CHOOSE, Kind.SELECT_ALL, Kind.TRUE_FALSE))
+    submit_answer(attempt=attempt, slot=choose, number=right_numbers(choose))
+    submit_answer(attempt=attempt, slot=select_all, number=right_numbers(select_all)[:2])  # partly right
+    submit_answer(attempt=attempt, slot=true_false, number=2)  # right
+
+    results = learner_client.get(reverse("attempt_results", args=[attempt.pk])).content.decode()
+    assert "Partly right: 67% of the mark." in results and results.count('data-testid="missed"') == 1
+    assert "Choose two." in results and "Select all that apply." in results
+
+    learner_client.post(reverse("retake_mistakes"))
+    retake = Attempt.objects.get(user=learner, purpose="mistakes")
+    assert list(retake.slots.values_list("question_id", flat=True)) == [select_all.question_id]
+
+
+def test_excluding_a_partly_right_question_recomputes_the_score_without_its_credit(learner, teacher, kinds_set):
+    now = timezone.now()
+    classroom = make_classroom(teacher, learners=[learner])
+    assignment = make_assignment(
+        classroom, make_pool(teacher, kinds_set.questions.all()), opens_at=now - timedelta(days=1), due_at=now + timedelta(days=1)
+    )
+    attempt = rules.start_attempt(user=learner, seen=rules.get_learner_assignment(user=learner, assignment_id=assignment.pk, now=now), now=now)
+    select_all = slot_of(attempt, Kind.SELECT_ALL)
+    submit_answer(attempt=attempt, slot=select_all, number=right_numbers(select_all)[:1])  # a third
+    answer_all(attempt)
+    assert Attempt.objects.with_exclusions().get(pk=attempt.pk).score_percent == 78  # (2 + 1/3) / 3
+
+    assignment.exclude_question(select_all.question, by=teacher)
+
+    attempt = Attempt.objects.with_exclusions().get(pk=attempt.pk)
+    assert (attempt.counted_right, attempt.counted_questions, attempt.score_percent) == (2, 2, 100)
+    book = build_gradebook(classroom=classroom, now=now)
+    assert [cell.score for _, cells in book.rows for cell in cells] == [100]
