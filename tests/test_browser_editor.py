@@ -65,3 +65,53 @@ def test_a_question_is_edited_in_place_and_a_card_is_added(page):
         "Front 1", "NVSwitch"
     ]
     assert Question.objects.count() == 2
+
+
+def test_a_question_becomes_choose_two_then_true_false_without_leaving_the_page(page):
+    owner = make_user("kinds-author")
+    question_set = make_question_set("Kinds", questions=1, owner=owner)
+    question = question_set.questions.get()
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill("kinds-author")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.goto(f"/library/questions/{question.pk}/")
+    page.evaluate("window.stillTheSamePage = true")
+
+    page.get_by_label("Kind").select_option(label="Choose N")
+    form = page.locator(f"#question-{question.pk}.editing form")
+    expect(form.locator('input[type="checkbox"][name="correct"]')).to_have_count(4)  # checkboxes now
+    form.locator("input[name=correct][value='2']").check()  # with the first, already right
+    form.get_by_role("button", name="Save").last.click()
+    expect(page.locator(f"#question-{question.pk}")).to_contain_text("Choose N")
+    question.refresh_from_db()
+    assert question.kind == Question.Kind.CHOOSE and [c.is_correct for c in question.choices.all()] == [True, True, False, False]
+
+    page.goto(f"/library/questions/{question.pk}/")
+    page.evaluate("window.stillTheSamePage = true")
+    page.get_by_label("Kind").select_option(label="True or false")
+    form = page.locator(f"#question-{question.pk}.editing form")
+    expect(form.locator("textarea[name^=choice_]")).to_have_count(2)
+    expect(form.locator("textarea[name=choice_1]")).to_have_value("True")
+    assert page.evaluate("window.stillTheSamePage") is True  # HTMX swapped the form, no reload
+
+
+def test_partial_credit_shows_a_weight_per_choice_that_fits_a_phone(page):
+    from tests.browser import ARTIFACTS
+
+    owner = make_user("weights-author")
+    question = make_question_set("Weights", questions=1, owner=owner).questions.get()
+    page.set_viewport_size({"width": 320, "height": 800})
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill("weights-author")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.goto(f"/library/questions/{question.pk}/")
+
+    page.get_by_label("Kind").select_option(label="Select all that apply")
+    page.locator('input[name="partial_credit"]').check()
+    form = page.locator(f"#question-{question.pk}.editing form")
+    expect(form.locator("input.weight-input")).to_have_count(4)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 320
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "editor-weights-320.png"), full_page=True)
