@@ -225,7 +225,7 @@ class AttemptSlotInline(admin.TabularInline):
 class AttemptAdmin(ReadOnlyAdmin):
     # Not deletable either: an attempt is a learner's graded history. Removing a learner's data
     # altogether is deleting their account (their attempts go with it).
-    list_display = ("user", "display_title", "feedback", "started_at", "finished_at", "correct_count", "question_count")
+    list_display = ("user", "display_title", "feedback", "started_at", "finished_at", "correct_count", "score", "question_count")
     list_filter = ("feedback", "finished_at", "question_set")
     list_select_related = ("user", "question_set")
     search_fields = ("user__username", "title", "question_set__title")

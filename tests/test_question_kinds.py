@@ -531,3 +531,69 @@ def test_excluding_a_partly_right_question_recomputes_the_score_without_its_cred
     assert (attempt.counted_right, attempt.counted_questions, attempt.score_percent) == (2, 2, 100)
     book = build_gradebook(classroom=classroom, now=now)
     assert [cell.score for _, cells in book.rows for cell in cells] == [100]
+
+
+# --- What an independent review found -----------------------------------------------------------
+
+@pytest.mark.parametrize("operation", ["add", "kind", "up-2", "remove-3"])
+def test_editor_row_actions_keep_typed_weights_as_typed_and_garbage_is_a_message_not_a_500(learner, learner_client, operation):
+    own = QuestionSet.objects.create(title="Mine", owner=learner)
+    url = reverse("new_question", args=[own.pk])
+    data = {"stem": "S?", "kind": "select_all", "partial_credit": "on", "correct": ["1"], "explanation": "", "topics": "",
+            "choice_1": "a", "choice_2": "b", "choice_3": "c", "weight_1": "50", "weight_2": "-50", "weight_3": "abc"}
+
+    html = learner_client.post(url, {**data, "op": operation}).content.decode()
+    assert 'value="50"' in html and 'value="-50"' in html and "5000" not in html
+
+    saved = learner_client.post(url, {**data, "op": "save"})
+    assert saved.status_code == 400 and "Enter a number." in saved.content.decode()
+    assert not own.questions.exists()
+
+
+def test_the_review_queue_keeps_true_before_false(learner, learner_client, kinds_set):
+    attempt = start_attempt(learner, kinds_set)
+    true_false = slot_of(attempt, Kind.TRUE_FALSE)
+    submit_answer(attempt=attempt, slot=true_false, number=1)  # wrong: due again soon
+    MemoryState.objects.filter(user=learner).update(due=attempt.started_at)
+
+    for _ in range(5):  # a shuffle would put False first about half the time
+        html = learner_client.get(reverse("review_due")).content.decode()
+        assert re.findall(r'name="choice" value="(\d)"[^>]*>(\w+)</button>', html) == [("1", "True"), ("2", "False")]
+        session = learner_client.session  # forget the question shown, so the next visit draws it afresh
+        session.pop("shown:review", None)
+        session.save()
+
+
+def test_the_history_download_names_several_picks_of_a_review(learner, learner_client, kinds_set):
+    attempt = start_attempt(learner, kinds_set)
+    choose = slot_of(attempt, Kind.CHOOSE)
+    submit_answer(attempt=attempt, slot=choose, number=right_numbers(choose))
+    MemoryState.objects.filter(user=learner).update(due=attempt.started_at)
+    learner_client.get(reverse("review_due"))
+    shown = learner_client.session["shown:review"]["choices"]
+    rights = [str(n) for n, pk in enumerate(shown, start=1) if pk in {c.pk for c in Question.objects.get(pk=choose.question_id).right_choices}]
+    learner_client.post(reverse("review_due"), {"item": choose.question_id, "choice": rights})
+
+    text = b"".join(learner_client.get(reverse("download_history")).streaming_content).decode()
+    review_row = next(line for line in text.splitlines() if line.startswith("review,"))
+    assert f'"{",".join(rights)}",yes' in review_row
+
+
+def test_the_mock_exams_comparison_counts_partial_credit_as_the_score_does(db):
+    from quiz.models import MockExam
+    from quiz.study.mock_exam import Choices, start_mock_exam
+
+    question_set = QuestionSet.objects.create(title="Bank")
+    make_kind_question(question_set, 1, Kind.SELECT_ALL, {0, 1}, partial_credit=True)
+    make_kind_question(question_set, 2, Kind.SINGLE, {0})
+    learner = make_user("mocker")
+    attempt, _ = start_mock_exam(user=learner, choices=Choices(2, 30, 70), now=timezone.now())
+    select_all, single = attempt.slots.get(kind=Kind.SELECT_ALL), attempt.slots.get(kind=Kind.SINGLE)
+    submit_answer(attempt=attempt, slot=select_all, number=right_numbers(select_all)[:1])  # half
+    submit_answer(attempt=attempt, slot=single, number=right_answer(single))
+    from quiz.study.catch_up import finish_and_release
+
+    finish_and_release(attempt)
+    attempt.refresh_from_db()
+    whole = MockExam.objects.get(attempt=attempt).compare(list(attempt.slots.all()))[-1]
+    assert whole["actual"] == attempt.score_percent == 75

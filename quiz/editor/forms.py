@@ -67,8 +67,8 @@ class QuestionForm(forms.Form):
     topics = TopicsField()
 
     def __init__(self, data=None, *, rows=None, **kwargs):
-        """`rows` are the (text, is_correct, weight) choices an unbound form shows; a bound form
-        reads its rows from `data`."""
+        """`rows` are the (text, is_correct[, weight as the percentage the form shows]) choices an
+        unbound form shows; a bound form reads its rows from `data`."""
         super().__init__(data, **kwargs)
         count = _row_count(data) if data is not None else len(rows)
         for number in range(1, count + 1):
@@ -83,7 +83,7 @@ class QuestionForm(forms.Form):
         )
         if data is None:
             self.initial.update((f"choice_{n}", row[0]) for n, row in enumerate(rows, start=1))
-            self.initial.update((f"weight_{n}", _percent(row[2])) for n, row in enumerate(rows, start=1) if len(row) > 2)
+            self.initial.update((f"weight_{n}", row[2]) for n, row in enumerate(rows, start=1) if len(row) > 2)
             self.initial["correct"] = [n for n, row in enumerate(rows, start=1) if row[1]]
         self.choice_count = count
 
@@ -93,7 +93,7 @@ class QuestionForm(forms.Form):
             "stem": question.stem, "explanation": question.explanation, "topics": topics_text(question),
             "kind": question.kind, "partial_credit": question.partial_credit,
         }
-        return cls(initial=initial, rows=[(c.text, c.is_correct, c.weight) for c in question.choices.all()])
+        return cls(initial=initial, rows=[(c.text, c.is_correct, _percent(c.weight)) for c in question.choices.all()])
 
     @classmethod
     def blank(cls):
@@ -106,6 +106,7 @@ class QuestionForm(forms.Form):
         question gets the choices True and False). Unbound: nothing is checked or saved yet."""
         count = _row_count(data)
         correct = set(data.getlist("correct")) if hasattr(data, "getlist") else {data.get("correct", "")}
+        # Weights stay as typed (a percentage, or text the save will refuse with a message).
         rows = [(data.get(f"choice_{n}", ""), str(n) in correct, data.get(f"weight_{n}") or None) for n in range(1, count + 1)]
         action, _, number = operation.partition("-")
         index = int(number) - 1 if number.isascii() and number.isdigit() else -1

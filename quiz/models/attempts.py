@@ -12,7 +12,7 @@ from django.utils import timezone
 from quiz.lib.numbers import percent, points
 
 from .content import Choice, QuestionSet, count_of, points_of
-from .kinds import is_full_credit
+from .kinds import is_full_credit, picks_problem
 from .slots import AttemptSlot
 from .users import User
 
@@ -285,8 +285,8 @@ class Attempt(models.Model):
         picks = sorted(set([answer] if isinstance(answer, int) else answer))
         if slot.attempt_id != self.pk or not picks or not all(1 <= n <= len(slot.shown_choices) for n in picks):
             raise ValueError("no such choice in this attempt's question")
-        if not slot.several_picks and len(picks) != 1:
-            raise ValueError("this question takes one pick")
+        if problem := picks_problem(slot.kind, slot.shown_choices, picks):
+            raise ValueError(problem)  # the answer form says it to the learner; a caller that skipped it is a bug
         now = now or timezone.now()
         if self.is_past_deadline(now):
             self.finish(now=now)  # time is up: the answer is refused and the attempt closes

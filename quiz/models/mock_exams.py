@@ -40,7 +40,8 @@ class MockExam(models.Model):
         of the model, the same questions on both sides."""
         studied, unseen = [], []
         for slot in slots:
-            (studied if str(slot.question_id) in self.predictions else unseen).append(bool(slot.is_correct))
+            # Credit, as the score above it counts: a partly right answer is a share of its point.
+            (studied if str(slot.question_id) in self.predictions else unseen).append(slot.credit or 0)
         predicted = sum(self.predictions.values())
         rows = [
             _row("Questions you had studied", len(studied), predicted, sum(studied)),

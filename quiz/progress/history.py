@@ -75,11 +75,15 @@ def _review_rows(user):
         ReviewLog.objects.filter(user=user)
         .exclude(source=ReviewLog.Source.QUIZ)
         .order_by("reviewed_at", "pk")
-        .values_list("reviewed_at", "memory_id", "chosen_choice__text", "answer", "rating", "duration_ms", "source")
+        .values_list(
+            "reviewed_at", "memory_id", "chosen_choice__text", "answer", "shown__chosen", "rating", "duration_ms", "source"
+        )
     )
     labels = dict(ReviewLog.Rating.choices)
-    for at, memory_id, chosen, answer, rating, duration, source in reviews.iterator(chunk_size=5000):
+    for at, memory_id, chosen, answer, picks, rating, duration, source in reviews.iterator(chunk_size=5000):
         kind, set_or_deck, key, text = items[memory_id]
+        if chosen is None and isinstance(picks, list):  # several picks: their numbers as shown, "1,3"
+            chosen = ",".join(map(str, picks))
         yield [
             "review", _utc(at), kind, set_or_deck, key, text, "", "", chosen if chosen is not None else answer,
             "yes" if rating > ReviewLog.Rating.AGAIN else "no", labels[rating],

@@ -159,7 +159,9 @@ class Session:
             self.begin_run(now)
         order = None
         if entry.kind == Kind.QUESTION:
-            order = random.sample([c.pk for c in entry.item.choices.all()], k=len(entry.item.choices.all()))
+            order = [c.pk for c in entry.item.choices.all()]
+            if entry.item.kind != Question.Kind.TRUE_FALSE:  # True stays first, as in a quiz
+                order = random.sample(order, k=len(order))
         self.remember(entry, order)
         return entry, order
 

@@ -21,7 +21,7 @@ from quiz.forms import DrillAnswerForm, RatingForm, ReviewAnswerForm, id_from_fo
 from quiz.lib.durations import short_interval
 from quiz.lib.http import render_page, safe_next
 from quiz.lib.numbers import percent_of
-from quiz.models import Attempt, Card, Deck, MemoryState, Question, ReviewLog
+from quiz.models import Attempt, Card, Choice, Deck, MemoryState, Question, ReviewLog
 from quiz.models.kinds import credit_for, is_full_credit, pick_instruction
 from quiz.models.slots import review_of, snapshot_of
 from quiz.study import scheduling
@@ -111,7 +111,8 @@ def _answer_review_question(request, session, shown, now):
         source=Source.REVIEW,
         now=now,
         expected_reps=shown["reps"],
-        chosen_choice_id=None if isinstance(answer, list) else seen[answer - 1]["id"],
+        # NULL if the choice was deleted since the page showed it (as an attempt's answer does).
+        chosen_choice_id=None if isinstance(answer, list) else Choice.id_if_still_there(seen[answer - 1]["id"]),
         shown=question_shown(
             stem=question.stem, explanation=question.explanation, kind=question.kind,
             choices=[(choice["text"], choice["correct"]) for choice in seen], chosen=answer,
