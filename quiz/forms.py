@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from quiz.lib.days import start_of_day
 from quiz.models import Assignment, Attempt, Classroom, QuestionPool, QuestionSet, Topic, User
-from quiz.models.kinds import SEVERAL_PICKS, QuestionKind, picks_problem
+from quiz.models.kinds import SEVERAL_PICKS, TYPED, QuestionKind, picks_problem, typed_problem
 
 
 def id_from_form(text):
@@ -83,12 +83,28 @@ class ShownChoiceForm(forms.Form):
 
     # Every `choice` value sent (checkboxes send one each): MultipleHiddenInput reads the list.
     choice = forms.Field(widget=forms.MultipleHiddenInput, error_messages={"required": PICK_A_CHOICE})
+    # A typed answer (short answer, number): `cleaned_data["choice"]` is then its text, and its
+    # problems are reported on `choice` too, so every caller reads one field.
+    answer = forms.CharField(required=False, strip=False)
 
     def __init__(self, *args, choices, kind=QuestionKind.SINGLE, **kwargs):
         super().__init__(*args, **kwargs)
         self.shown, self.kind = choices, kind
+        self.fields["choice"].required = kind not in TYPED
+
+    def clean(self):
+        cleaned = super().clean()
+        if self.kind in TYPED:
+            typed = cleaned.get("answer") or ""
+            if problem := typed_problem(self.kind, typed):
+                self.add_error("choice", forms.ValidationError(problem, code="typed"))
+            else:
+                cleaned["choice"] = typed
+        return cleaned
 
     def clean_choice(self):
+        if self.kind in TYPED:
+            return None
         texts = self.cleaned_data["choice"]
         # ASCII digits only: int() also reads " 2", "+1", "1_0" and "١" as numbers.
         if not all(text.isascii() and text.isdigit() and len(text) <= 4 and 1 <= int(text) <= len(self.shown) for text in texts):

@@ -84,6 +84,7 @@ def test_a_question_becomes_choose_two_then_true_false_without_leaving_the_page(
     form.locator("input[name=correct][value='2']").check()  # with the first, already right
     form.get_by_role("button", name="Save").last.click()
     expect(page.locator(f"#question-{question.pk}")).to_contain_text("Choose N")
+    page.wait_for_load_state("networkidle")  # the server done with the page before the test reads the database
     question.refresh_from_db()
     assert question.kind == Question.Kind.CHOOSE and [c.is_correct for c in question.choices.all()] == [True, True, False, False]
 

@@ -116,6 +116,7 @@ class ParsedQuestion:
     topics: list | None = None  # None: the source names no topics, so the row keeps its own
     kind: str = QuestionKind.SINGLE
     partial_credit: bool = False  # select all that apply: credit from the choices' weights
+    case_sensitive: bool = False  # short answer: letter case matters
 
 
 def check_question_kind(question, file, what=None):

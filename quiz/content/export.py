@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from django.db.models import prefetch_related_objects
 
 from ..models import Deck, Question, QuestionSet
+from ..models.kinds import TYPED
 from .aiken_format import write_aiken
 from .anki_format import write_anki
 from .deck_format import write_deck
@@ -112,16 +113,25 @@ def _question_data(question):
         data["kind"] = question.kind
     if question.partial_credit:
         data["partial_credit"] = True
-    data["choices"] = [_choice_data(choice, question.partial_credit) for choice in choices]
+    if question.case_sensitive:
+        data["case_sensitive"] = True
+    weighed = question.partial_credit or question.kind in TYPED  # an accepted answer's weight is its credit
+    data["choices"] = [_choice_data(choice, weighed) for choice in choices]
     return _with_topics(question, data)
 
 
-def _choice_data(choice, partial_credit):
+def _choice_data(choice, weighed):
     data = {"text": choice.text, "correct": choice.is_correct}
-    if partial_credit and choice.weight is not None:
-        percent = weight_text(choice.weight)  # a percentage, as GIFT's %50% and Moodle write it
-        data["weight"] = float(percent) if "." in percent else int(percent)
+    if weighed and choice.weight is not None:
+        data["weight"] = _number(weight_text(choice.weight))  # a percentage, as GIFT's %50% and Moodle write it
+    if choice.tolerance:
+        data["tolerance"] = _number(f"{choice.tolerance.normalize():f}")
     return data
+
+
+def _number(text):
+    """A JSON number of a decimal text: an int when whole, else a float (which keeps these digits)."""
+    return float(text) if "." in text else int(text)
 
 
 def _export_deck_data(deck, myths_left_out=()):

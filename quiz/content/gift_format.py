@@ -33,7 +33,7 @@ import re
 from decimal import Decimal
 
 from ..models import SourceDocument
-from ..models.kinds import TRUE_FALSE_TEXTS, QuestionKind
+from ..models.kinds import TRUE_FALSE_TEXTS, QuestionKind, parse_number
 from .documents import (
     ContentError,
     ExportError,
@@ -201,10 +201,11 @@ def _answered_question(block, opening, stem, answers, general_feedback, topics, 
     content = answers.strip()
     if not content:
         return _skip(block, warnings, "essay questions are not supported")
-    if content.startswith("#"):
-        return _skip(block, warnings, "numerical questions are not supported")
     kind, partial_credit = QuestionKind.SINGLE, False
-    if "~" in content:
+    if content.startswith("#"):
+        choices, feedback = _numerical(block, opening, answers.strip()[1:])
+        kind = QuestionKind.NUMERICAL
+    elif "~" in content:
         choices, feedback = _multiple_choice(block, opening, answers, warnings)
         if choices is not None:
             kind, partial_credit = _kind_of(choices)
@@ -214,7 +215,8 @@ def _answered_question(block, opening, stem, answers, general_feedback, topics, 
         choices, feedback = _true_false(TRUE_FALSE[verdict], content)
         kind = QuestionKind.TRUE_FALSE
     else:
-        return _skip(block, warnings, "short-answer questions (only '=' answers) are not supported")
+        choices, feedback = _short_answer(block, opening, answers)
+        kind = QuestionKind.SHORT_ANSWER
     if choices is None:
         return None
     check_choices(choices, block.file, block.line_at(opening), "the question")
@@ -267,6 +269,63 @@ def _multiple_choice(block, opening, answers, warnings):
     return [(text, right) if weight is None else (text, right, weight) for text, right, weight, _ in parsed], feedback
 
 
+def _weighted_answers(block, offset, answers):
+    """[(marker, credit or None, text, feedback)] of `=`/`~` answers with an optional `%50%`."""
+    marked = list(re.finditer(r"[=~]", answers))
+    if not marked or answers[: marked[0].start()].strip():
+        raise block.error(offset, "expected '=' before each accepted answer")
+    parsed = []
+    for match, following in zip(marked, marked[1:] + [None]):
+        body = answers[match.end() : following.start() if following else len(answers)]
+        credit = None
+        if (percent := WEIGHT.match(body)) is not None:
+            credit = parse_weight(percent.group(1), block.file, block.line_at(offset + match.start()), "an answer")
+            body = body[percent.end() :]
+        text, _, feedback = body.partition("#")
+        parsed.append((match.group(), credit, text, _plain(feedback)))
+    return parsed
+
+
+def _short_answer(block, opening, answers):
+    """Accepted answers of a short-answer question `{=text =%50%other}`: (text, full?, credit)."""
+    accepted = [
+        (_plain(text), credit is None or credit >= 1, credit, feedback)
+        for _, credit, text, feedback in _weighted_answers(block, opening + 1, answers)
+    ]
+    feedback = " ".join(dict.fromkeys(answer[3] for answer in accepted if answer[1] and answer[3]))
+    return [(text, full, credit) if credit is not None else (text, full) for text, full, credit, _ in accepted], feedback
+
+
+def _numerical(block, opening, spec):
+    """Accepted values of a numerical question: `{#3.14:0.01}`, `{#1..5}`, `{#=2000:0 =%50%1990:10}`;
+    `~` answers (Moodle's feedback for a wrong number) are dropped. Each is (value, full?, credit, tolerance)."""
+    offset = opening + 2
+    spec = spec if spec.lstrip().startswith(("=", "~")) else "=" + spec
+    accepted = []
+    for marker, credit, text, feedback in _weighted_answers(block, offset, spec):
+        if marker == "~":
+            continue
+        value, tolerance = _number_and_tolerance(block, offset, text.strip())
+        accepted.append((value, credit is None or credit >= 1, credit, tolerance, feedback))
+    if not accepted:
+        raise block.error(offset, "a numerical question needs at least one accepted value")
+    feedback = " ".join(dict.fromkeys(answer[4] for answer in accepted if answer[1] and answer[4]))
+    return [(value, full, credit, tolerance) for value, full, credit, tolerance, _ in accepted], feedback
+
+
+def _number_and_tolerance(block, offset, text):
+    """("3.14", Decimal tolerance) from `3.14:0.01`, `1..5` (the middle and half the width) or `3`."""
+    low, dots, high = text.partition("..")
+    value, colon, tolerance = text.partition(":")
+    numbers = [parse_number(part) for part in ((low, high) if dots else (value, tolerance) if colon else (value,))]
+    if any(number is None for number in numbers):
+        raise block.error(offset, f"{shorten(text)!r} is not a number, a number:tolerance or a range min..max")
+    if dots:
+        low, high = sorted(numbers)
+        return f"{((low + high) / 2).normalize():f}", ((high - low) / 2).normalize()
+    return f"{numbers[0].normalize():f}", abs(numbers[1]) if colon else Decimal(0)
+
+
 def _true_false(is_true, content):
     """The True and False choices; Moodle writes `{T#feedback if wrong#feedback if right}`."""
     feedback_if_right = (content.split("#", 2) + ["", ""])[2]
@@ -312,7 +371,14 @@ def write_gift(question_set):
 def _gift_question(question):
     choices, explanation = question["choices"], question["explanation"]
     kind = question.get("kind", QuestionKind.SINGLE)
-    if kind == QuestionKind.TRUE_FALSE:
+    if kind == QuestionKind.SHORT_ANSWER:
+        if question.get("case_sensitive"):
+            raise ExportError(f"{shorten(one_line(question['stem']))!r} compares letter case, which GIFT cannot say; export as JSON")
+        answers = " ".join(f"={_credit_prefix(choice)}{_gift_text(choice['text'])}" for choice in choices)
+    elif kind == QuestionKind.NUMERICAL:
+        values = [f"{_credit_prefix(choice)}{choice['text']}:{choice.get('tolerance') or 0}" for choice in choices]
+        answers = f"#{values[0]}" if len(values) == 1 and not _credit_prefix(choices[0]) else "#" + " ".join(f"={value}" for value in values)
+    elif kind == QuestionKind.TRUE_FALSE:
         answers = "TRUE" if choices[0]["correct"] else "FALSE"
     elif kind == QuestionKind.SELECT_ALL:
         if not question.get("partial_credit"):
@@ -324,6 +390,12 @@ def _gift_question(question):
     if explanation:
         answers += f" ####{_gift_text(explanation)}"
     return f"{_gift_text(question['stem'])} {{{answers}}}"
+
+
+def _credit_prefix(choice):
+    """`%50%` before an accepted answer worth less than full credit; nothing for full credit."""
+    weight = choice.get("weight")
+    return "" if weight is None or Decimal(str(weight)) >= 100 else f"%{weight}%"
 
 
 def _gift_text(text):

@@ -12,7 +12,7 @@ import json.scanner
 import re
 
 from ..models import SourceDocument
-from ..models.kinds import QuestionKind
+from ..models.kinds import TYPED, QuestionKind, parse_number
 from .documents import (
     CARD_PARTS,
     MAX_FILE_NAME,
@@ -127,7 +127,7 @@ def _parse_question(file, item):
     item = _object(file, item)
     choices = [_object(file, choice) for choice in _list(file, item, "choices")]
     parsed = [_choice(file, choice) for choice in choices]
-    if len(parsed) < 2:
+    if len(parsed) < 2 and item.get("kind") not in TYPED:  # a typed answer may have one accepted answer
         raise ContentError(file, item.line, "a question needs at least 2 choices")
     texts = [text for text, *_ in parsed]
     if duplicate := next((text for index, text in enumerate(texts) if text in texts[:index]), None):
@@ -138,18 +138,33 @@ def _parse_question(file, item):
     if kind not in QuestionKind.values:
         raise ContentError(file, item.line, f'"kind" must be one of: {", ".join(QuestionKind.values)}')
     partial_credit = _flag(file, item, "partial_credit") if "partial_credit" in item else False
-    if not partial_credit and any(len(choice) > 2 for choice in parsed):
+    case_sensitive = _flag(file, item, "case_sensitive") if "case_sensitive" in item else False
+    weighed = partial_credit or kind in TYPED  # a typed question's accepted answers weigh their credit
+    if not weighed and any(len(choice) > 2 and choice[2] is not None for choice in parsed):
         raise ContentError(file, item.line, 'a choice has a "weight", which only a question with "partial_credit": true reads')
+    if kind != QuestionKind.NUMERICAL and any(len(choice) > 3 for choice in parsed):
+        raise ContentError(file, item.line, 'a choice has a "tolerance", which only a numerical question reads')
     question = ParsedQuestion(
-        key, stem, explanation, parsed, item.line, _json_topics(file, item), kind=kind, partial_credit=partial_credit
+        key, stem, explanation, parsed, item.line, _json_topics(file, item), kind=kind, partial_credit=partial_credit,
+        case_sensitive=case_sensitive,
     )
     return check_question_kind(question, file, f'question "{key}"')
 
 
 def _choice(file, choice):
-    """(text, correct), or (text, correct, weight) for a choice with a "weight"."""
+    """(text, correct), (text, correct, weight) for a choice with a "weight", and
+    (text, correct, weight, tolerance) for a numerical answer with a "tolerance"."""
     text, correct, weight = _text(file, choice, "text"), _flag(file, choice, "correct"), _weight(file, choice)
+    if choice.get("tolerance") is not None:
+        return (text, correct, weight, _tolerance(file, choice))
     return (text, correct) if weight is None else (text, correct, weight)
+
+
+def _tolerance(file, choice):
+    value = choice["tolerance"]
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)) or parse_number(str(value)) is None:
+        raise ContentError(file, choice.line, '"tolerance" must be a number, zero or more')
+    return parse_number(str(value))
 
 
 def _weight(file, choice):

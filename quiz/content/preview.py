@@ -13,6 +13,7 @@ import difflib
 import hashlib
 import re
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from django.db.models import Exists, OuterRef, Prefetch
 
@@ -128,7 +129,7 @@ def _rows(container, quiz):
 
 def _question_parts(item, *, from_row):
     if from_row:
-        choices = [(choice.text, choice.is_correct, choice.weight) for choice in item.choices.all()]
+        choices = [(choice.text, choice.is_correct, choice.weight, choice.tolerance) for choice in item.choices.all()]
         topics = sorted(topic.name for topic in item.topics.all())
     else:
         choices, topics = item.choices, sorted(item.topics or [])
@@ -139,9 +140,11 @@ def _question_parts(item, *, from_row):
     }
 
 
-def _marked(text, right, weight=None):
-    """A choice as the preview lists it: ✓ for a right one, its weight under partial credit."""
-    return f"{'✓' if right else '·'} {text}" + ("" if weight is None else f" ({weight_text(weight)}%)")
+def _marked(text, right, weight=None, tolerance=None):
+    """A choice as the preview lists it: ✓ for a right one, its weight under partial credit, a
+    number's tolerance."""
+    around = f" ± {Decimal(tolerance).normalize():f}" if tolerance else ""
+    return f"{'✓' if right else '·'} {text}{around}" + ("" if weight is None else f" ({weight_text(weight)}%)")
 
 
 def _card_parts(item, *, from_row):

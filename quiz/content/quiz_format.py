@@ -16,7 +16,7 @@ Pure: no database.
 import re
 
 from ..models import SourceDocument
-from ..models.kinds import QuestionKind
+from ..models.kinds import TYPED, QuestionKind
 from .documents import (
     TOPICS_LINE,
     TOPICS_PREFIX,
@@ -227,6 +227,8 @@ def _kind_said(question, where):
     """The `Kind:` line's words, or None where the marks say it (one right answer: single;
     several: choose N)."""
     kind, partial = question.get("kind", QuestionKind.SINGLE), bool(question.get("partial_credit"))
+    if kind in TYPED:
+        raise ExportError(f"{where} is “{QuestionKind(kind).label}”, which a quiz document cannot hold yet; export as JSON or GIFT")
     if kind in (QuestionKind.SINGLE, QuestionKind.CHOOSE):
         return None
     if partial and any(choice.get("weight") is not None for choice in question["choices"]):

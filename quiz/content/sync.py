@@ -208,11 +208,11 @@ class KeyChooser:
 def _create_question(question_set, parsed, position, key):
     question = Question.objects.create(
         question_set=question_set, key=key, position=position, stem=parsed.stem, explanation=parsed.explanation,
-        kind=parsed.kind, partial_credit=parsed.partial_credit,
+        kind=parsed.kind, partial_credit=parsed.partial_credit, case_sensitive=parsed.case_sensitive,
     )
     Choice.objects.bulk_create(
-        Choice(question=question, text=text, is_correct=correct, weight=weight, position=position)
-        for position, text, correct, weight in _wanted_choices(parsed.choices)
+        Choice(question=question, text=text, is_correct=correct, weight=weight, tolerance=tolerance, position=position)
+        for position, text, correct, weight, tolerance in _wanted_choices(parsed.choices)
     )
     return question
 
@@ -220,7 +220,7 @@ def _create_question(question_set, parsed, position, key):
 def _update_question(document, question, parsed, position, topics):
     changed = _changed_fields(
         question, position=position, stem=parsed.stem, explanation=parsed.explanation,
-        kind=parsed.kind, partial_credit=parsed.partial_credit,
+        kind=parsed.kind, partial_credit=parsed.partial_credit, case_sensitive=parsed.case_sensitive,
     )
     choices_changed = sync_choices(question, parsed.choices, file=document.file)
     topics_changed = _sync_topics(question, parsed.topics, topics)
@@ -250,31 +250,41 @@ def sync_choices(question, parsed_choices, *, file=None):
     """
     existing = list(question.choices.all())
     wanted = _wanted_choices(parsed_choices)
-    if [(c.position, c.text, c.is_correct, _weight(c.weight)) for c in existing] == wanted:
+    if [(c.position, c.text, c.is_correct, _weight(c.weight), _tolerance(c.tolerance)) for c in existing] == wanted:
         return False
     matches = _match_choices(existing, wanted)
     matched_pks = {choice.pk for choice in matches.values()}
     removed = [choice for choice in existing if choice.pk not in matched_pks]
     for choice in removed:
         _delete(file, choice, f"cannot remove choice {choice.text[:40]!r} of question {question.key}")
-    for position, text, correct, weight in wanted:
+    for position, text, correct, weight, tolerance in wanted:
         choice = matches.get(position)
-        if choice and (changed := _changed_fields(choice, position=position, text=text, is_correct=correct, weight=weight)):
+        changed = choice and _changed_fields(
+            choice, position=position, text=text, is_correct=correct, weight=weight, tolerance=tolerance
+        )
+        if changed:
             choice.save(update_fields=changed)
     Choice.objects.bulk_create(
-        Choice(question=question, position=position, text=text, is_correct=correct, weight=weight)
-        for position, text, correct, weight in wanted
+        Choice(question=question, position=position, text=text, is_correct=correct, weight=weight, tolerance=tolerance)
+        for position, text, correct, weight, tolerance in wanted
         if position not in matches
     )
     return True
 
 
 def _wanted_choices(parsed_choices):
-    """[(position, text, correct, weight)] from (text, correct[, weight]) tuples."""
+    """[(position, text, correct, weight, tolerance)] from (text, correct[, weight[, tolerance]]) tuples."""
     return [
-        (position, choice[0], choice[1], _weight(choice[2] if len(choice) > 2 else None))
+        (
+            position, choice[0], choice[1], _weight(choice[2] if len(choice) > 2 else None),
+            _tolerance(choice[3] if len(choice) > 3 else None),
+        )
         for position, choice in enumerate(parsed_choices, start=1)
     ]
+
+
+def _tolerance(value):
+    return None if value is None else Decimal(value).quantize(Decimal("0.0000000001"))
 
 
 def _weight(value):

@@ -25,7 +25,7 @@ import io
 import re
 
 from ..models import SourceDocument
-from ..models.kinds import QuestionKind
+from ..models.kinds import TYPED, QuestionKind
 from .documents import (
     ContentError,
     ExportError,
@@ -293,6 +293,9 @@ def write_questions_table(question_set):
     questions = question_set["questions"]
     width = max((len(question["choices"]) for question in questions), default=2)
     with_kind = any(question.get("kind", QuestionKind.SINGLE) != QuestionKind.SINGLE for question in questions)
+    for question in questions:
+        if question.get("kind") in TYPED:
+            _kind_word(question, f"the question {shorten(one_line(question['stem']))!r}")
     header = ["stem", *(f"choice{number}" for number in range(1, width + 1)), "answer", "explanation", "topics"]
     rows = [_question_row(question, width, with_kind) for question in questions]
     return _csv_text([header + (["kind"] if with_kind else []), *rows])
@@ -316,6 +319,8 @@ def _question_row(question, width, with_kind):
 
 def _kind_word(question, where):
     kind, partial = question.get("kind", QuestionKind.SINGLE), bool(question.get("partial_credit"))
+    if kind in TYPED:
+        raise ExportError(f"{where} is “{QuestionKind(kind).label}”, which CSV cannot hold yet; export as JSON or GIFT")
     if partial and any(choice.get("weight") is not None for choice in question["choices"]):
         raise ExportError(f"{where} gives its choices their own weights, which CSV cannot hold; export as JSON or GIFT")
     return next(word for word, meaning in KIND_WORDS.items() if meaning == (kind, partial))

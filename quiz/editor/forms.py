@@ -17,7 +17,7 @@ from django import forms
 
 from quiz.content.documents import MAX_FILE_BYTES, MAX_TEXT, ContentError, topic_names
 from quiz.models import Visibility
-from quiz.models.kinds import SEVERAL_PICKS, TRUE_FALSE_TEXTS, QuestionKind, kind_problem
+from quiz.models.kinds import SEVERAL_PICKS, TRUE_FALSE_TEXTS, TYPED, QuestionKind, kind_problem
 
 MAX_CHOICES = 12
 NEW_QUESTION_CHOICES = 4
@@ -57,7 +57,10 @@ class RightChoicesField(forms.TypedMultipleChoiceField):
 class QuestionForm(forms.Form):
     stem = _text("Question", rows=3)
     # Not required: a form from before kinds existed (or a script) sends none, meaning single answer.
-    kind = forms.ChoiceField(label="Kind", choices=QuestionKind.choices, initial=QuestionKind.SINGLE, required=False)
+    # The choice kinds: typed answers are written in a file for now (issue 36 adds them here).
+    kind = forms.ChoiceField(
+        label="Kind", choices=[c for c in QuestionKind.choices if c[0] not in TYPED], initial=QuestionKind.SINGLE, required=False
+    )
     partial_credit = forms.BooleanField(
         label="Partial credit", required=False,
         help_text="Select all that apply: each pick earns its choice's weight (by default +1/k for each right "

@@ -12,7 +12,7 @@ from django.utils import timezone
 from quiz.lib.numbers import percent, points
 
 from .content import Choice, QuestionSet, count_of, points_of
-from .kinds import is_full_credit, picks_problem
+from .kinds import is_full_credit, picks_problem, typed_problem
 from .slots import AttemptSlot
 from .users import User
 
@@ -282,11 +282,9 @@ class Attempt(models.Model):
         overwrites the slot's one answer (the same row, so nothing is counted twice); the time
         spent adds up.
         """
-        picks = sorted(set([answer] if isinstance(answer, int) else answer))
-        if slot.attempt_id != self.pk or not picks or not all(1 <= n <= len(slot.shown_choices) for n in picks):
-            raise ValueError("no such choice in this attempt's question")
-        if problem := picks_problem(slot.kind, slot.shown_choices, picks):
-            raise ValueError(problem)  # the answer form says it to the learner; a caller that skipped it is a bug
+        if slot.attempt_id != self.pk:
+            raise ValueError("not a question of this attempt")
+        fields = self._answer_fields(slot, answer)
         now = now or timezone.now()
         if self.is_past_deadline(now):
             self.finish(now=now)  # time is up: the answer is refused and the attempt closes
@@ -294,17 +292,7 @@ class Attempt(models.Model):
         changeable = not self.shows_feedback_per_question  # deferred: until the learner submits
         since = max(filter(None, [self.last_answered_at, self.started_at]))
         seconds = min(max(int((now - since).total_seconds()), 0), MAX_SECONDS_PER_QUESTION)
-        credit = slot.credit_for(picks)
-        one = slot.shown_choices[picks[0] - 1] if not slot.several_picks else None
-        answer = {
-            "chosen_choice_id": Choice.id_if_still_there(one["id"]) if one else None,
-            "chosen_index": picks[0] if one else None,
-            "chosen_numbers": picks if not one else None,
-            "credit": credit,
-            "is_correct": is_full_credit(credit),
-            "answered_at": now,
-            "scheduled_at": now if queued else None,
-        }
+        answer = {**fields, "answered_at": now, "scheduled_at": now if queued else None}
         with transaction.atomic():
             still_open = Attempt.objects.filter(pk=self.pk, finished_at__isnull=True).exclude(deadline__lt=now)
             if not still_open.update(last_answered_at=now):
@@ -325,6 +313,31 @@ class Attempt(models.Model):
         slot.seconds_spent = min((slot.seconds_spent or 0) + seconds, MAX_SECONDS_PER_QUESTION) if changeable else seconds
         self.last_answered_at = now
         return True
+
+    @staticmethod
+    def _answer_fields(slot, answer):
+        """The slot's answer columns for `answer` (picks, or a typed text), graded from its
+        snapshot; ValueError for an answer the question does not take (the answer form says
+        why to the learner first, so a caller that skipped it is a bug)."""
+        if slot.is_typed:
+            if not isinstance(answer, str) or (problem := typed_problem(slot.kind, answer)):
+                raise ValueError(problem if isinstance(answer, str) else "this question takes a typed answer")
+            credit, matched = slot.typed_credit(answer)
+            chosen = {"typed_answer": answer.strip(), "chosen_index": None, "chosen_numbers": None}
+            matched_id = slot.shown_choices[matched - 1]["id"] if matched else None
+        else:
+            picks = sorted(set([answer] if isinstance(answer, int) else answer))
+            if not picks or not all(1 <= n <= len(slot.shown_choices) for n in picks):
+                raise ValueError("no such choice in this attempt's question")
+            if problem := picks_problem(slot.kind, slot.shown_choices, picks):
+                raise ValueError(problem)
+            credit, one = slot.credit_for(picks), not slot.several_picks
+            chosen = {"typed_answer": None, "chosen_index": picks[0] if one else None, "chosen_numbers": None if one else picks}
+            matched_id = slot.shown_choices[picks[0] - 1]["id"] if one else None
+        return {
+            **chosen, "credit": credit, "is_correct": is_full_credit(credit),
+            "chosen_choice_id": Choice.id_if_still_there(matched_id) if matched_id else None,
+        }
 
     def _finish_with_last_answer(self, now):
         """Feedback per question: the answer just recorded was the last one open, so the attempt

@@ -283,6 +283,8 @@ class Question(Retirable):
     # Select all that apply: credit from each picked choice's weight (Moodle's multiple answer)
     # rather than all-or-nothing.
     partial_credit = models.BooleanField(default=False)
+    # Short answer: whether letter case matters when a typed answer is compared (Moodle's usecase).
+    case_sensitive = models.BooleanField(default=False)
     topics = models.ManyToManyField(Topic, blank=True, related_name="questions")
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -318,6 +320,8 @@ class Choice(models.Model):
     # Under partial credit, the share of the question's mark picking it earns (-1 to 1; Moodle's
     # `%50`/`%-50`); empty: the default +1/k for a right choice, -1/k for a wrong one.
     weight = models.DecimalField(max_digits=8, decimal_places=7, null=True, blank=True)
+    # A numerical question's accepted value (in `text`) is right within this much either side.
+    tolerance = models.DecimalField(max_digits=20, decimal_places=10, null=True, blank=True)
 
     class Meta:
         ordering = ["question_id", "position"]

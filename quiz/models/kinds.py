@@ -8,12 +8,20 @@
 |             |                             | picked choices' weights, kept within 0..1 (as Moodle's    |
 |             |                             | multiple-answer question)                                 |
 | true_false  | True or False               | 1 for the right one, else 0                               |
+| short_answer| types text                  | the credit of the best accepted answer it matches: letter |
+|             |                             | case ignored unless the question says otherwise, spaces   |
+|             |                             | around and between words ignored, `*` a wildcard (Moodle) |
+| numerical   | types a number              | the credit of the best accepted value it is within the    |
+|             |                             | tolerance of (a range min..max is a value and tolerance)  |
 
 A choice is given as a dict with `correct` (bool) and, under partial credit, `weight` (a
 decimal string or None: the default +1/k for each right choice and -1/k for each wrong one,
 k the number of right ones). Picks are 1-based numbers in the order the choices are given.
+For the typed kinds the choices are the accepted answers: `text` (for a number, the value),
+`weight` (its credit, None for full) and, for a number, `tolerance`.
 """
 
+import re
 from decimal import Decimal
 from fractions import Fraction
 
@@ -27,10 +35,15 @@ class QuestionKind(models.TextChoices):
     CHOOSE = "choose", "Choose N"
     SELECT_ALL = "select_all", "Select all that apply"
     TRUE_FALSE = "true_false", "True or false"
+    SHORT_ANSWER = "short_answer", "Short answer (typed)"
+    NUMERICAL = "numerical", "Number (typed)"
 
 
 # Kinds whose learner ticks several boxes; the others pick one.
 SEVERAL_PICKS = {QuestionKind.CHOOSE, QuestionKind.SELECT_ALL}
+# Kinds whose learner types the answer; their choices are the accepted answers, never shown.
+TYPED = {QuestionKind.SHORT_ANSWER, QuestionKind.NUMERICAL}
+MAX_TYPED = 500
 TRUE_FALSE_TEXTS = ("True", "False")
 # Weights are stored with 7 decimals as Moodle stores them: 1/3 is 0.3333333, and three of them must
 # still make full credit.
@@ -101,10 +114,13 @@ def picks_problem(kind, choices, picks):
 
 
 def as_choice(choice):
-    """A (text, correct[, weight]) tuple, as the parsers give choices, as a dict; a dict as it is."""
+    """A (text, correct[, weight[, tolerance]]) tuple, as the parsers give choices, as a dict; a dict as it is."""
     if isinstance(choice, dict):
         return choice
-    return {"text": choice[0], "correct": choice[1], "weight": choice[2] if len(choice) > 2 else None}
+    return {
+        "text": choice[0], "correct": choice[1], "weight": choice[2] if len(choice) > 2 else None,
+        "tolerance": choice[3] if len(choice) > 3 else None,
+    }
 
 
 def kind_problem(kind, choices, *, partial_credit=False):
@@ -114,6 +130,8 @@ def kind_problem(kind, choices, *, partial_credit=False):
     rights = right_count(rows)
     if kind not in QuestionKind.values:
         return f"unknown question kind {kind!r} (one of: {', '.join(QuestionKind.values)})"
+    if kind in TYPED:
+        return "partial credit is for select-all-that-apply questions only" if partial_credit else accepted_problem(kind, rows)
     if partial_credit and kind != QuestionKind.SELECT_ALL:
         return "partial credit is for select-all-that-apply questions only"
     if kind == QuestionKind.TRUE_FALSE:
@@ -136,4 +154,81 @@ def kind_problem(kind, choices, *, partial_credit=False):
             return "the right choices' weights add up to less than 100%, so no answer could earn full credit"
         if any((w > 0) != row["correct"] for w, row in zip(weights, rows)):
             return "a right choice has a positive weight and a wrong one a zero or negative weight"
+    return None
+
+
+# --- Typed answers -----------------------------------------------------------------------------
+
+def normalized(text, case_sensitive=False):
+    """A typed text as it is compared: spaces around and between words collapsed, and letter
+    case folded unless the question says it matters."""
+    text = " ".join(text.split())
+    return text if case_sensitive else text.casefold()
+
+
+def text_matches(accepted, typed, case_sensitive=False):
+    """Does `typed` match the accepted answer? `*` in it stands for any text (Moodle's wildcard)."""
+    accepted, typed = normalized(accepted, case_sensitive), normalized(typed, case_sensitive)
+    if "*" not in accepted:
+        return accepted == typed
+    return re.fullmatch(".*".join(re.escape(part) for part in accepted.split("*")), typed, re.DOTALL) is not None
+
+
+def parse_number(text):
+    """The number a learner typed, as a Decimal, or None: spaces ignored, a lone comma read as
+    the decimal point ("3,14"), a leading + allowed; no exponents, nothing infinite."""
+    text = "".join(text.split())
+    if text.count(",") == 1 and "." not in text:
+        text = text.replace(",", ".")
+    if not re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)", text):
+        return None
+    return Decimal(text)
+
+
+def credit_of(answer):
+    """An accepted answer's credit as a Decimal share: its own weight, or full."""
+    return Decimal(1) if answer.get("weight") in (None, "") else Decimal(str(answer["weight"]))
+
+
+def typed_credit(kind, answers, typed, *, case_sensitive=False):
+    """(credit from 0 to 1, the 1-based number of the accepted answer it earned it from, or None)."""
+    best, matched = Decimal(0), None
+    number = parse_number(typed) if kind == QuestionKind.NUMERICAL else None
+    for index, answer in enumerate(answers, start=1):
+        if kind == QuestionKind.NUMERICAL:
+            tolerance = Decimal(str(answer.get("tolerance") or 0))
+            hit = number is not None and abs(number - Decimal(str(answer["text"]))) <= tolerance
+        else:
+            hit = text_matches(answer["text"], typed, case_sensitive)
+        if hit and (matched is None or credit_of(answer) > best):
+            best, matched = credit_of(answer), index
+    return best.quantize(CREDIT_PLACES) if best < 1 else Decimal(1), matched
+
+
+def typed_problem(kind, typed):
+    """Why `typed` is no answer (a message for the learner), or None."""
+    if not typed.strip():
+        return "Type your answer."
+    if len(typed) > MAX_TYPED:
+        return f"Keep the answer under {MAX_TYPED} characters."
+    if kind == QuestionKind.NUMERICAL and parse_number(typed) is None:
+        return "Type a number, such as 42 or 3.14."
+    return None
+
+
+def accepted_problem(kind, answers):
+    """What makes these accepted answers wrong for a typed kind, or None (see kind_problem)."""
+    if not answers:
+        return "needs at least one accepted answer"
+    for answer in answers:
+        credit = credit_of(answer)
+        if not 0 <= credit <= 1:
+            return "an accepted answer's credit is between 0% and 100%"
+        if kind == QuestionKind.NUMERICAL:
+            if parse_number(str(answer["text"])) is None:
+                return f"the accepted value {answer['text']!r} is not a number"
+            if Decimal(str(answer.get("tolerance") or 0)) < 0:
+                return "a tolerance is zero or more"
+    if not any(credit_of(answer) >= 1 for answer in answers):
+        return "no accepted answer gives full credit (100%)"
     return None

@@ -1,6 +1,7 @@
 """One question of an attempt, as the learner saw it, and their answer."""
 
 from datetime import timedelta
+from decimal import Decimal
 
 from django.db import models
 from django.db.models import Exists, OuterRef, Q
@@ -8,7 +9,7 @@ from django.db.models import Exists, OuterRef, Q
 from quiz.lib.numbers import percent_of, points
 
 from .content import Choice, Question
-from .kinds import SEVERAL_PICKS, QuestionKind, credit_for, pick_instruction
+from .kinds import SEVERAL_PICKS, TYPED, QuestionKind, credit_for, credit_of, pick_instruction, typed_credit
 
 
 def shuffled(items, rng):
@@ -51,10 +52,14 @@ class AttemptSlot(models.Model):
     # The question's kind and its choices as they were when the attempt started.
     kind = models.CharField(max_length=16, choices=QuestionKind.choices, default=QuestionKind.SINGLE)
     partial_credit = models.BooleanField(default=False)
+    case_sensitive = models.BooleanField(default=False)
     shown_choices = models.JSONField(help_text='[{"id", "text", "correct", "weight"?}] in the order shown')
     # The answer: one pick (single answer, true/false) or several (choose N, select all), 1-based as shown.
     chosen_index = models.PositiveSmallIntegerField(null=True, blank=True, help_text="1-based, as shown")
     chosen_numbers = models.JSONField(null=True, blank=True, help_text="[1-based numbers, as shown] for several picks")
+    # A typed answer (short answer, number), as the learner typed it; `chosen_choice` is then the
+    # accepted answer it matched, if any.
+    typed_answer = models.TextField(null=True, blank=True)
     # The live choice picked (one pick only), for statistics across attempts; the snapshot above is the record.
     chosen_choice = models.ForeignKey(Choice, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     # The share of the question's mark earned (0 to 1); right means full credit.
@@ -80,11 +85,11 @@ class AttemptSlot(models.Model):
             models.CheckConstraint(
                 condition=Q(
                     answered_at__isnull=True, chosen_index__isnull=True, chosen_numbers__isnull=True,
-                    is_correct__isnull=True, credit__isnull=True,
+                    typed_answer__isnull=True, is_correct__isnull=True, credit__isnull=True,
                 )
                 | (
                     Q(answered_at__isnull=False, is_correct__isnull=False, credit__isnull=False)
-                    & (Q(chosen_index__isnull=False) | Q(chosen_numbers__isnull=False))
+                    & (Q(chosen_index__isnull=False) | Q(chosen_numbers__isnull=False) | Q(typed_answer__isnull=False))
                 ),
                 name="slot_answer_complete",
             ),
@@ -106,7 +111,8 @@ class AttemptSlot(models.Model):
     @classmethod
     def shown_to_learner(cls, attempt, position, question, rng):
         choices = list(question.choices.all())
-        if question.kind != QuestionKind.TRUE_FALSE:  # True stays before False, as on the exam
+        # True stays before False, as on the exam; a typed question's accepted answers keep their order.
+        if question.kind not in (QuestionKind.TRUE_FALSE, *TYPED):
             choices = shuffled(choices, rng)
         return cls(
             attempt=attempt,
@@ -115,8 +121,24 @@ class AttemptSlot(models.Model):
             stem=question.stem,
             kind=question.kind,
             partial_credit=question.partial_credit,
-            shown_choices=[snapshot_of(choice, question.partial_credit) for choice in choices],
+            case_sensitive=question.case_sensitive,
+            shown_choices=[snapshot_of(choice, question.partial_credit, question.kind) for choice in choices],
         )
+
+    @property
+    def is_typed(self):
+        return self.kind in TYPED
+
+    def typed_credit(self, typed):
+        """(credit, the number of the accepted answer matched or None) for a typed answer."""
+        return typed_credit(self.kind, self.shown_choices, typed, case_sensitive=self.case_sensitive)
+
+    @property
+    def typed_review(self):
+        """A typed answer's feedback: each accepted answer with its credit and tolerance, and
+        which one the learner's answer matched (`chosen_choice_id` holds its id)."""
+        _, number = self.typed_credit(self.typed_answer or "")
+        return accepted_review(self.shown_choices, matched_id=self.shown_choices[number - 1]["id"] if number else None)
 
     @property
     def several_picks(self):
@@ -180,12 +202,26 @@ class AttemptSlot(models.Model):
         return None if self.seconds_spent is None else timedelta(seconds=self.seconds_spent)
 
 
-def snapshot_of(choice, partial_credit):
-    """A choice as a slot keeps it: its weight only where it counts (partial credit)."""
+def snapshot_of(choice, partial_credit, kind=QuestionKind.SINGLE):
+    """A choice as a slot keeps it: its weight only where it counts (partial credit, or an
+    accepted answer's credit), a numerical answer's tolerance."""
     shown = {"id": choice.pk, "text": choice.text, "correct": choice.is_correct}
-    if partial_credit:
+    if partial_credit or kind in TYPED:
         shown["weight"] = None if choice.weight is None else str(choice.weight)
+    if kind == QuestionKind.NUMERICAL:
+        shown["tolerance"] = f"{(choice.tolerance or Decimal(0)).normalize():f}"
     return shown
+
+
+def accepted_review(answers, matched_id=None):
+    """The accepted answers of a typed question for feedback: text, credit %, tolerance, matched."""
+    return [
+        {
+            "text": answer["text"], "credit": percent_of(credit_of(answer)), "matched": answer["id"] == matched_id,
+            "tolerance": answer["tolerance"] if Decimal(answer.get("tolerance") or 0) else None,
+        }
+        for answer in answers
+    ]
 
 
 def review_of(choices, picks, *, several=False):

@@ -7,7 +7,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from quiz.models import AttemptSlot, MemoryState, ReviewLog, StudyDay
-from quiz.models.kinds import QuestionKind
+from quiz.models.kinds import QuestionKind, typed_credit
+from quiz.models.slots import accepted_review
 
 from . import bulk, scheduling
 
@@ -18,17 +19,37 @@ def rating_for(is_correct):
     return ReviewLog.Rating.GOOD if is_correct else ReviewLog.Rating.AGAIN
 
 
-def question_shown(*, stem, explanation, choices, chosen, kind=QuestionKind.SINGLE):
+def question_shown(*, stem, explanation, choices, chosen, kind=QuestionKind.SINGLE, accepted=None):
     """What a log row keeps of a question as the learner saw it: `choices` are (text, correct)
     in the order shown, `chosen` the 1-based number picked (a list of them for the kinds with
-    several picks). Its review shows this, whatever edits the question gets later."""
-    return {
+    several picks; the text typed for a typed answer). Its review shows this, whatever edits the
+    question gets later. A typed answer also keeps `accepted`: `accepted_review` of its snapshot."""
+    shown = {
         "stem": stem,
         "explanation": explanation,
         "kind": kind,
         "choices": [{"text": text, "correct": correct} for text, correct in choices],
         "chosen": chosen,
     }
+    if accepted is not None:
+        shown["accepted"] = accepted
+    return shown
+
+
+def shown_of_slot(slot, explanation):
+    """`question_shown` of an answered slot (a model instance or its values as a dict)."""
+    get = slot.get if isinstance(slot, dict) else lambda name: getattr(slot, name)
+    choices = get("shown_choices")
+    typed = get("typed_answer")
+    accepted = None
+    if typed is not None:  # graded again from the snapshot: which accepted answer it matched
+        _, number = typed_credit(get("kind"), choices, typed, case_sensitive=get("case_sensitive"))
+        accepted = accepted_review(choices, matched_id=choices[number - 1]["id"] if number else None)
+    chosen = typed if typed is not None else (get("chosen_numbers") if get("chosen_numbers") is not None else get("chosen_index"))
+    return question_shown(
+        stem=get("stem"), explanation=explanation, kind=get("kind"), accepted=accepted, chosen=chosen,
+        choices=[(choice["text"], choice["correct"]) for choice in choices],
+    )
 
 
 def submit_answer(*, attempt, slot, number, now=None):
@@ -130,7 +151,8 @@ def _answer_days(claimed):
 RELEASED_FIELDS = (
     "pk", "attempt__user_id", "attempt__user__time_zone", "attempt__user__desired_retention",
     "attempt__user__fsrs_parameters", "answered_at", "question_id", "question__explanation",
-    "is_correct", "chosen_choice_id", "chosen_index", "chosen_numbers", "kind", "stem", "shown_choices",
+    "is_correct", "chosen_choice_id", "chosen_index", "chosen_numbers", "typed_answer", "kind", "case_sensitive", "stem",
+    "shown_choices",
 )
 
 
@@ -141,13 +163,7 @@ def _rating_of(slot, now):
         "released_at": now,
         "source": ReviewLog.Source.QUIZ,
         "chosen_choice_id": slot["chosen_choice_id"],
-        "shown": question_shown(
-            stem=slot["stem"],
-            explanation=slot["question__explanation"],
-            choices=[(choice["text"], choice["correct"]) for choice in slot["shown_choices"]],
-            chosen=slot["chosen_index"] if slot["chosen_numbers"] is None else slot["chosen_numbers"],
-            kind=slot["kind"],
-        ),
+        "shown": shown_of_slot(slot, slot["question__explanation"]),
     }
 
 
@@ -161,11 +177,5 @@ def _rate_answer(attempt, slot, number, now):
         source=ReviewLog.Source.QUIZ,
         now=now,
         chosen_choice_id=slot.chosen_choice_id,  # as on the slot: NULL if deleted since, or several picks
-        shown=question_shown(
-            stem=slot.stem,
-            explanation=slot.question.explanation,
-            choices=[(choice["text"], choice["correct"]) for choice in slot.shown_choices],
-            chosen=slot.picks if slot.several_picks else slot.chosen_index,
-            kind=slot.kind,
-        ),
+        shown=shown_of_slot(slot, slot.question.explanation),
     )

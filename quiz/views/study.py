@@ -22,8 +22,8 @@ from quiz.lib.durations import short_interval
 from quiz.lib.http import render_page, safe_next
 from quiz.lib.numbers import percent_of
 from quiz.models import Attempt, Card, Choice, Deck, MemoryState, Question, ReviewLog
-from quiz.models.kinds import credit_for, is_full_credit, pick_instruction
-from quiz.models.slots import review_of, snapshot_of
+from quiz.models.kinds import TYPED, credit_for, is_full_credit, pick_instruction, typed_credit
+from quiz.models.slots import accepted_review, review_of, snapshot_of
 from quiz.study import scheduling
 from quiz.study.answers import question_shown, rating_for
 from quiz.study.catch_up import catch_up_learner
@@ -101,20 +101,27 @@ def _answer_review_question(request, session, shown, now):
         problem = form.errors.get("choice", ["Pick one of the choices of the question shown."])[0]
         return _refuse(request, session, now, problem)
     answer = form.cleaned_data["choice"]
-    picks = answer if isinstance(answer, list) else [answer]
-    right = is_full_credit(credit_for(question.kind, seen, picks, partial_credit=question.partial_credit))
+    if question.kind in TYPED:
+        credit, number = typed_credit(question.kind, seen, answer, case_sensitive=question.case_sensitive)
+        matched_id = seen[number - 1]["id"] if number else None
+        accepted = accepted_review(seen, matched_id=matched_id)
+    else:
+        picks = answer if isinstance(answer, list) else [answer]
+        credit = credit_for(question.kind, seen, picks, partial_credit=question.partial_credit)
+        matched_id = None if isinstance(answer, list) else seen[answer - 1]["id"]
+        accepted = None
     review = scheduling.rate(
         user=request.user,
         kind=Kind.QUESTION,
         item=question,
-        rating=rating_for(right),
+        rating=rating_for(is_full_credit(credit)),
         source=Source.REVIEW,
         now=now,
         expected_reps=shown["reps"],
         # NULL if the choice was deleted since the page showed it (as an attempt's answer does).
-        chosen_choice_id=None if isinstance(answer, list) else Choice.id_if_still_there(seen[answer - 1]["id"]),
+        chosen_choice_id=Choice.id_if_still_there(matched_id) if matched_id else None,
         shown=question_shown(
-            stem=question.stem, explanation=question.explanation, kind=question.kind,
+            stem=question.stem, explanation=question.explanation, kind=question.kind, accepted=accepted,
             choices=[(choice["text"], choice["correct"]) for choice in seen], chosen=answer,
         ),
     )
@@ -128,7 +135,7 @@ def _choices_as_shown(question, order):
     """The question's choices in the order the session showed them (those deleted since left
     out, as the page leaves them out), as a slot keeps them: what grading reads."""
     by_id = {choice.pk: choice for choice in question.choices.all()}
-    return [snapshot_of(by_id[pk], question.partial_credit) for pk in order or [] if pk in by_id]
+    return [snapshot_of(by_id[pk], question.partial_credit, question.kind) for pk in order or [] if pk in by_id]
 
 
 def _refuse(request, session, now, message):
@@ -255,6 +262,9 @@ def review_answer(request, review_id):
 def _question_as_seen(review):
     """The question as the learner saw it when answering (its snapshot; log rows from before
     snapshots existed fall back to the question as it is now)."""
+    if review.shown and "accepted" in review.shown:  # a typed answer
+        shown = review.shown
+        return {"stem": shown["stem"], "explanation": shown["explanation"], "typed": shown["chosen"], "accepted": shown["accepted"]}
     if review.shown:
         chosen = review.shown["chosen"]
         several = isinstance(chosen, list)

@@ -1,0 +1,239 @@
+"""Typed answers: short answer (text, Moodle's `*` wildcard, letter case ignored unless the
+question says otherwise) and numerical (a value with a tolerance, or a range), graded, taken,
+reviewed and read from Moodle's own GIFT test cases. Matching is still to come (issue 36)."""
+
+import re
+from decimal import Decimal
+
+import pytest
+from django.urls import reverse
+
+from quiz.content import ContentError, parse_document
+from quiz.models import Attempt, Choice, MemoryState, Question, QuestionSet, ReviewLog
+from quiz.models.kinds import parse_number, text_matches, typed_credit
+from tests.factories import start_attempt
+from tests.helpers import HTMX, question_url
+
+Kind = Question.Kind
+
+
+# --- Grading, pure ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("accepted", "typed", "case_sensitive", "matches"), [
+    ("NVLink", "  nvlink ", False, True),
+    ("NVLink", "nvlink", True, False),
+    ("Network   layer", "network layer", False, True),
+    ("NV*", "nvswitch", False, True),
+    ("*link", "NVLink", False, True),
+    ("N*k", "Nk", False, True),
+    ("a.b", "axb", False, False),  # only * is special
+    ("NVLink", "NVLink 4", False, False),
+])
+def test_a_typed_text_matches_as_moodle_compares_it(accepted, typed, case_sensitive, matches):
+    assert text_matches(accepted, typed, case_sensitive) is matches
+
+
+@pytest.mark.parametrize(("typed", "number"), [
+    ("42", Decimal(42)), (" 3.14 ", Decimal("3.14")), ("3,14", Decimal("3.14")), ("+5", Decimal(5)),
+    ("-0.5", Decimal("-0.5")), (".5", Decimal("0.5")), ("1 000", Decimal(1000)),
+    ("1e3", None), ("nan", None), ("Infinity", None), ("1,000.5", None), ("", None), ("two", None),
+])
+def test_a_typed_number_is_read_plainly_or_not_at_all(typed, number):
+    assert parse_number(typed) == number
+
+
+def test_the_best_matching_accepted_answer_gives_the_credit():
+    values = [
+        {"id": 1, "text": "2000", "weight": None, "tolerance": "0"},
+        {"id": 2, "text": "1990", "weight": "0.5", "tolerance": "10"},
+    ]
+    assert typed_credit(Kind.NUMERICAL, values, "2000") == (1, 1)
+    assert typed_credit(Kind.NUMERICAL, values, "1985") == (Decimal("0.5"), 2)
+    assert typed_credit(Kind.NUMERICAL, values, "1979") == (0, None)
+    words = [{"id": 1, "text": "Frog", "weight": None}, {"id": 2, "text": "Cat", "weight": "0.5"}, {"id": 3, "text": "*", "weight": "0"}]
+    assert typed_credit(Kind.SHORT_ANSWER, words, "frog") == (1, 1)
+    assert typed_credit(Kind.SHORT_ANSWER, words, "cat") == (Decimal("0.5"), 2)
+    assert typed_credit(Kind.SHORT_ANSWER, words, "dog") == (0, 3)  # the wildcard matched, for nothing
+
+
+# --- Moodle's GIFT test cases (question/format/gift/tests/fixtures/questions.gift.txt) ---------
+
+MOODLE_GIFT = """// essay
+::Q8:: How are you? {}
+
+// multiple choice with specified feedback for right and wrong answers
+::Q2:: What's between orange and green in the spectrum?
+{
+    =yellow # right; good!
+    ~red # [html]wrong, it's yellow
+    ~[plain]blue # wrong, it's yellow
+}
+
+// multiple choice, multiple response with specified feedback for right and wrong answers
+::colours:: What's between orange and green in the spectrum?
+{
+    ~%50%yellow # right; good!
+    ~%-100%red # [html]wrong
+    ~%50%off-beige # right; good!
+    ~%-100%[plain]blue # wrong
+}
+
+// math range question
+::Q5:: What is a number from 1 to 5? {#3:2~#Completely wrong}
+
+// question: 666  name: Shortanswer
+::Shortanswer::Which is the best animal?{
+    =Frog#Good!
+    =%50%Cat#What is it with Moodlers and cats?
+    =%0%*#Completely wrong
+}
+
+// true/false, with general feedback
+::Q1:: 42 is the Absolute Answer to everything.{
+FALSE#42 is the Ultimate Answer.#You gave the right answer.
+####This is, of course, a Hitchiker's Guide to the Galaxy reference.}
+
+::2-08 TSL::TSL is blablabla.{T}
+
+::Ranges:: A GPU count from 4 to 8? {#4..8}
+
+::Several values:: The year? {#=2000:0 =%50%1990:10 #close}
+"""
+
+
+def test_moodles_gift_cases_import_with_their_kinds_answers_and_weights():
+    [document], warnings = parse_document(MOODLE_GIFT.encode(), "questions.gift.txt", "gift")
+
+    assert warnings == ["questions.gift.txt:2: skipped: essay questions are not supported"]
+    found = [(q.kind, q.partial_credit, q.choices) for q in document.items]
+    assert found == [
+        (Kind.SINGLE, False, [("yellow", True), ("red", False), ("blue", False)]),
+        (Kind.SELECT_ALL, True, [("yellow", True, Decimal("0.5")), ("red", False, Decimal(-1)),
+                                 ("off-beige", True, Decimal("0.5")), ("blue", False, Decimal(-1))]),
+        (Kind.NUMERICAL, False, [("3", True, None, Decimal(2))]),
+        (Kind.SHORT_ANSWER, False, [("Frog", True), ("Cat", False, Decimal("0.5")), ("*", False, Decimal(0))]),
+        (Kind.TRUE_FALSE, False, [("True", False), ("False", True)]),
+        (Kind.TRUE_FALSE, False, [("True", True), ("False", False)]),
+        (Kind.NUMERICAL, False, [("6", True, None, Decimal(2))]),
+        (Kind.NUMERICAL, False, [("2000", True, None, Decimal(0)), ("1990", False, Decimal("0.5"), Decimal(10))]),
+    ]
+    assert document.items[3].explanation == "Good!"  # the full-credit answer's feedback
+    assert document.items[4].explanation == "This is, of course, a Hitchiker's Guide to the Galaxy reference."
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("N?{#three}\n", "quiz.gift:1: 'three' is not a number, a number:tolerance or a range min..max"),
+    ("N?{#=1:1 =%50%x}\n", "quiz.gift:1: 'x' is not a number"),
+    ("S?{=%50%half}\n", "quiz.gift:1: the question: no accepted answer gives full credit (100%)"),
+])
+def test_a_typed_answer_a_file_gets_wrong_is_refused_with_its_line(text, message):
+    with pytest.raises(ContentError) as refused:
+        parse_document(text.encode(), "quiz.gift", "gift")
+    assert str(refused.value).startswith(message)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("format", ["json", "gift"])
+def test_typed_questions_are_written_and_read_back_as_they_are(tmp_path, format):
+    from quiz.content import import_documents
+    from quiz.content.export import export_one
+
+    path = tmp_path / "moodle.gift"
+    path.write_text(MOODLE_GIFT, encoding="utf-8")
+    import_documents([path])
+    [document], _ = parse_document(MOODLE_GIFT.encode(), "moodle.gift", "gift")
+    exported = export_one(QuestionSet.objects.get(), format)
+    [again], _ = parse_document(exported.text.encode(), exported.file_name, format)
+
+    def typed(items):
+        """Each typed question's accepted answers as grading reads them (a tolerance of 0 written or not)."""
+        def answer(text, right, weight=None, tolerance=None):
+            return text, right, weight, tolerance or 0
+
+        return [(q.kind, [answer(*c) for c in q.choices]) for q in items if q.kind in (Kind.NUMERICAL, Kind.SHORT_ANSWER)]
+
+    assert typed(again.items) == typed(document.items)
+
+
+# --- Taking one ---------------------------------------------------------------------------------
+
+@pytest.fixture
+def typed_set(db):
+    question_set = QuestionSet.objects.create(title="Typed")
+    short = Question.objects.create(question_set=question_set, key="q1", position=1, stem="Which link joins GPUs?",
+                                    explanation="NVLink.", kind=Kind.SHORT_ANSWER)
+    Choice.objects.create(question=short, text="NVLink", is_correct=True, position=1)
+    Choice.objects.create(question=short, text="NV*", is_correct=False, weight=Decimal("0.5"), position=2)
+    number = Question.objects.create(question_set=question_set, key="q2", position=2, stem="Pi, to two places?",
+                                     explanation="3.14.", kind=Kind.NUMERICAL)
+    Choice.objects.create(question=number, text="3.14", is_correct=True, tolerance=Decimal("0.005"), position=1)
+    return question_set
+
+
+def test_a_typed_question_shows_a_text_box_and_nothing_of_its_answers(learner, learner_client, typed_set):
+    attempt = start_attempt(learner, typed_set)
+    for slot in attempt.slots.all():
+        for headers in ({}, HTMX):
+            html = learner_client.get(question_url(attempt, slot.position), **headers).content.decode()
+            card = html[html.index('id="question-card"'):]
+            assert 'name="answer"' in card and 'type="radio"' not in card
+            assert "NVLink" not in card and "3.14" not in card and "0.005" not in card and "correct" not in card.lower()
+
+
+def test_a_short_answer_is_graded_and_its_feedback_names_the_answer_it_matched(learner, learner_client, typed_set):
+    attempt = start_attempt(learner, typed_set)
+    short = attempt.slots.get(kind=Kind.SHORT_ANSWER)
+
+    html = learner_client.post(question_url(attempt, short.position), {"answer": "  nvswitch "}, **HTMX).content.decode()
+
+    assert "Partly right: 50% of the mark." in html
+    assert re.search(r'<span class="as-written">NV\*</span>.*?data-testid="matched"', html, re.DOTALL)
+    short.refresh_from_db()
+    assert (short.typed_answer, short.credit, short.is_correct) == ("nvswitch", Decimal("0.5"), False)
+    assert short.chosen_choice.text == "NV*"
+    assert ReviewLog.objects.get(user=learner).rating == ReviewLog.Rating.AGAIN
+
+
+def test_a_number_within_the_tolerance_is_right_and_a_non_number_is_refused(learner, learner_client, typed_set):
+    attempt = start_attempt(learner, typed_set)
+    number = attempt.slots.get(kind=Kind.NUMERICAL)
+    url = question_url(attempt, number.position)
+
+    refused = learner_client.post(url, {"answer": "pi"})
+    assert refused.status_code == 400 and "Type a number, such as 42 or 3.14." in refused.content.decode()
+    assert learner_client.post(url, {"answer": ""}).status_code == 400
+    number.refresh_from_db()
+    assert number.answered_at is None
+
+    html = learner_client.post(url, {"answer": "3,142"}, **HTMX).content.decode()
+    assert "Correct!" in html and "3.14</span> ± 0.005" in html
+
+
+def test_a_deferred_typed_answer_can_change_until_submitted_and_shows_what_was_typed(learner, learner_client, typed_set):
+    attempt = start_attempt(learner, typed_set, feedback=Attempt.Feedback.DEFERRED)
+    short = attempt.slots.get(kind=Kind.SHORT_ANSWER)
+    url = question_url(attempt, short.position)
+
+    learner_client.post(url, {"answer": "PCIe"})
+    assert 'value="PCIe"' in learner_client.get(url).content.decode()
+    learner_client.post(url, {"answer": "NVLink"})
+
+    short.refresh_from_db()
+    assert (short.typed_answer, short.is_correct) == ("NVLink", True)
+
+
+def test_the_review_queue_asks_a_typed_question_again(learner, learner_client, typed_set):
+    attempt = start_attempt(learner, typed_set)
+    number = attempt.slots.get(kind=Kind.NUMERICAL)
+    learner_client.post(question_url(attempt, number.position), {"answer": "3"})  # wrong: due again
+    MemoryState.objects.filter(user=learner).update(due=attempt.started_at)
+
+    html = learner_client.get(reverse("review_due")).content.decode()
+    assert 'name="answer"' in html and "3.14" not in html.split("<main", 1)[1]
+    assert learner_client.post(reverse("review_due"), {"item": number.question_id, "answer": "x"}).status_code == 409
+    learner_client.post(reverse("review_due"), {"item": number.question_id, "answer": "3.141"})
+
+    review = ReviewLog.objects.filter(user=learner, source=ReviewLog.Source.REVIEW).get()
+    assert review.rating == ReviewLog.Rating.GOOD and review.shown["chosen"] == "3.141"
+    feedback = learner_client.get(reverse("review_answer", args=[review.pk])).content.decode()
+    assert "Correct!" in feedback and 'data-testid="matched"' in feedback
