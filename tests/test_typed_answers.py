@@ -3,6 +3,7 @@ question says otherwise) and numerical (a value with a tolerance, or a range), g
 reviewed and read from Moodle's own GIFT test cases. Matching is still to come (issue 36)."""
 
 import re
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
@@ -237,3 +238,35 @@ def test_the_review_queue_asks_a_typed_question_again(learner, learner_client, t
     assert review.rating == ReviewLog.Rating.GOOD and review.shown["chosen"] == "3.141"
     feedback = learner_client.get(reverse("review_answer", args=[review.pk])).content.decode()
     assert "Correct!" in feedback and 'data-testid="matched"' in feedback
+
+
+def test_item_analysis_lists_the_most_frequent_typed_responses_in_the_same_queries(teacher, typed_set):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.utils import timezone
+
+    from quiz.study.answers import submit_answer
+    from quiz.teaching import rules
+    from quiz.teaching.item_analysis import analyse_items
+    from tests.class_factories import make_assignment, make_classroom, make_pool
+    from tests.factories import make_user
+
+    now = timezone.now()
+    learners = [make_user(f"typist{n}") for n in range(4)]
+    classroom = make_classroom(teacher, learners=learners)
+    assignment = make_assignment(
+        classroom, make_pool(teacher, typed_set.questions.all()), opens_at=now - timedelta(days=1), due_at=now + timedelta(days=1)
+    )
+    for learner, typed in zip(learners, ["NVLink", " nvlink", "PCIe", "NVSwitch"]):
+        attempt = rules.start_attempt(user=learner, seen=rules.get_learner_assignment(user=learner, assignment_id=assignment.pk, now=now), now=now)
+        for slot in attempt.slots.all():
+            submit_answer(attempt=attempt, slot=slot, number=typed if slot.kind == Kind.SHORT_ANSWER else "3.14")
+
+    with CaptureQueriesContext(connection) as queries:
+        items = {item.question.kind: item for item in analyse_items(assignment=assignment)}
+
+    assert len(queries) == 7  # as for the choice kinds: the responses come with the answers' read
+    assert [(r.text, r.count, r.credit) for r in items[Kind.SHORT_ANSWER].responses] == [
+        ("nvlink", 2, 100), ("nvswitch", 1, 50), ("pcie", 1, 0),
+    ]
+    assert [(r.text, r.count) for r in items[Kind.NUMERICAL].responses] == [("3.14", 4)]

@@ -19,7 +19,9 @@ from statistics import median
 
 from django.db.models import Avg, Case, Count, Exists, F, JSONField, OuterRef, Q, Subquery, Sum, When
 
+from quiz.lib.numbers import percent_of
 from quiz.models import Attempt, AttemptSlot, Choice, ExcludedQuestion, MemoryState, PoolQuestion, Question
+from quiz.models.kinds import normalized
 from quiz.study import scheduling
 
 # Kelley's classic split for the discrimination index: the top and bottom 27% of learners.
@@ -38,6 +40,15 @@ class ChoiceStat:
 
 
 @dataclass
+class Response:
+    """A typed response as learners gave it (spaces and letter case aside), how many gave it, its credit %."""
+
+    text: str
+    count: int
+    credit: int
+
+
+@dataclass
 class ItemStat:
     question: Question
     answered: int
@@ -48,6 +59,7 @@ class ItemStat:
     choices: list = field(default_factory=list)
     learners: int = 0  # analysed in the assignment, for the flag's minimum
     excluded: bool = False  # by the instructor, after the fact: it counts in nobody's total
+    responses: list = field(default_factory=list)  # typed questions: the most frequent responses
 
     @property
     def looks_broken(self):
@@ -104,19 +116,24 @@ def analyse_items(*, assignment):
             for row in slots.values("question", "chosen_choice").annotate(n=Count("pk"))
         }
     )
-    times = defaultdict(list)
+    times, responses = defaultdict(list), defaultdict(Counter)
     # Answers with several picks name no one choice: their picks come from their snapshot, read with
-    # the time spent (the snapshot only for them), and each option picked counts once.
+    # the time spent (the snapshot only for them), and each option picked counts once. Typed answers
+    # are counted as typed (spaces and letter case aside), for Moodle's response analysis.
     several = Case(When(chosen_numbers__isnull=False, then=F("shown_choices")), default=None, output_field=JSONField())
-    for question_id, seconds, numbers, shown in slots.values_list("question", "seconds_spent", "chosen_numbers", several):
+    rows = slots.values_list("question", "seconds_spent", "chosen_numbers", several, "typed_answer", "credit")
+    for question_id, seconds, numbers, shown, typed, credit in rows:
         if seconds is not None:
             times[question_id].append(seconds)
         for number in numbers or []:
             picks[(question_id, shown[number - 1]["id"])] += 1
+        if typed is not None:
+            responses[question_id][(normalized(typed), credit)] += 1
     # An attempt none of whose questions count has no total to rank it by.
     correlations = _discrimination([attempt for attempt in attempts if attempt.counted_questions])
     return [
-        _item(q, facility.get(q.pk), choices[q.pk], picks, times[q.pk], correlations.get(q.pk, {}), len(attempts))
+        _item(q, facility.get(q.pk), choices[q.pk], picks, times[q.pk], correlations.get(q.pk, {}), len(attempts),
+              _most_frequent(responses[q.pk]))
         for q in questions
     ]
 
@@ -195,7 +212,17 @@ def _point_biserial(pairs):
     return covariance / (spread_total * spread_credit)
 
 
-def _item(question, counts, choices, picks, times, correlations, learners):
+# How many of a typed question's most frequent responses item analysis lists.
+RESPONSES_SHOWN = 10
+
+
+def _most_frequent(counted):
+    """[Response] of one typed question, the most given first (then by text), at most RESPONSES_SHOWN."""
+    ordered = sorted(counted.items(), key=lambda pair: (-pair[1], pair[0][0]))
+    return [Response(text, count, percent_of(credit)) for (text, credit), count in ordered[:RESPONSES_SHOWN]]
+
+
+def _item(question, counts, choices, picks, times, correlations, learners, responses=()):
     answered = counts["n"] if counts else 0
     stats = [
         ChoiceStat(
@@ -221,6 +248,7 @@ def _item(question, counts, choices, picks, times, correlations, learners):
         choices=stats,
         learners=learners,
         excluded=question.is_excluded,
+        responses=list(responses),
     )
 
 
