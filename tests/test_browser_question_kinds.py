@@ -79,3 +79,33 @@ def test_feedback_on_several_picks_names_the_wrong_pick_and_the_missed_one(page)
         page.set_viewport_size({"width": width, "height": 800})
         page.emulate_media(color_scheme=scheme)
         page.screenshot(path=str(ARTIFACTS / f"select-all-feedback-{width}-{scheme}.png"), full_page=True)
+
+
+def test_a_typed_number_by_keyboard_with_its_feedback(page):
+    from decimal import Decimal
+
+    from quiz.models import Choice
+
+    question_set = QuestionSet.objects.create(title="Typed")
+    question = Question.objects.create(question_set=question_set, key="q1", position=1, stem="How many GPUs in a DGX H100?",
+                                       explanation="Eight H100 GPUs.", kind=Kind.NUMERICAL)
+    Choice.objects.create(question=question, text="8", is_correct=True, tolerance=Decimal(0), position=1)
+    log_in(page, "tess")
+
+    page.get_by_role("button", name="Start quiz").first.click()
+    box = page.get_by_label("Your answer (a number)")
+    expect(box).to_be_visible()
+    assert "8" not in page.locator("#question-card").inner_text() and "Eight" not in page.content()
+    assert axe_problems(page) == []
+    box.fill("eight")
+    box.press("Enter")
+    expect(page.get_by_role("alert")).to_contain_text("Type a number, such as 42 or 3.14.")
+    page.get_by_label("Your answer (a number)").fill("8")
+    page.get_by_label("Your answer (a number)").press("Enter")
+
+    expect(page.locator(".verdict")).to_have_text("Correct!")
+    expect(page.get_by_test_id("matched")).to_have_count(1)
+    for width, scheme in ((320, "light"), (390, "dark"), (1280, "light")):
+        page.set_viewport_size({"width": width, "height": 800})
+        page.emulate_media(color_scheme=scheme)
+        page.screenshot(path=str(ARTIFACTS / f"typed-number-{width}-{scheme}.png"), full_page=True)
