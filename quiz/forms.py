@@ -87,14 +87,22 @@ class ShownChoiceForm(forms.Form):
     # problems are reported on `choice` too, so every caller reads one field.
     answer = forms.CharField(required=False, strip=False)
 
-    def __init__(self, *args, choices, kind=QuestionKind.SINGLE, **kwargs):
+    def __init__(self, *args, choices, kind=QuestionKind.SINGLE, options=None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.shown, self.kind = choices, kind
-        self.fields["choice"].required = kind not in TYPED
+        self.shown, self.kind, self.options = choices, kind, options
+        self.fields["choice"].required = kind not in TYPED and kind != QuestionKind.MATCHING
 
     def clean(self):
         cleaned = super().clean()
-        if self.kind in TYPED:
+        if self.kind == QuestionKind.MATCHING:
+            # A select per item, `pair_1`, `pair_2`, ...: the number of the option picked for each.
+            texts = [self.data.get(f"pair_{n}", "") for n in range(1, len(self.shown) + 1)]
+            picks = [int(text) if text.isascii() and text.isdigit() and len(text) <= 4 else 0 for text in texts]
+            if problem := picks_problem(self.kind, self.shown, picks, self.options):
+                self.add_error("choice", forms.ValidationError(problem, code="pairs"))
+            else:
+                cleaned["choice"] = picks
+        elif self.kind in TYPED:
             typed = cleaned.get("answer") or ""
             if problem := typed_problem(self.kind, typed):
                 self.add_error("choice", forms.ValidationError(problem, code="typed"))
@@ -103,7 +111,7 @@ class ShownChoiceForm(forms.Form):
         return cleaned
 
     def clean_choice(self):
-        if self.kind in TYPED:
+        if self.kind in TYPED or self.kind == QuestionKind.MATCHING:
             return None
         texts = self.cleaned_data["choice"]
         # ASCII digits only: int() also reads " 2", "+1", "1_0" and "١" as numbers.
@@ -121,7 +129,7 @@ class AnswerForm(ShownChoiceForm):
     a question builds no form."""
 
     def __init__(self, slot, *args, **kwargs):
-        super().__init__(*args, choices=slot.shown_choices, kind=slot.kind, **kwargs)
+        super().__init__(*args, choices=slot.shown_choices, kind=slot.kind, options=slot.shown_options, **kwargs)
 
 
 class FlagForm(forms.Form):

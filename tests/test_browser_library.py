@@ -31,11 +31,11 @@ def test_an_instructor_imports_gift_and_assigns_it_and_a_learner_imports_a_deck(
     teacher.get_by_label("Or paste text").fill((SAMPLES / "networking.gift").read_text(encoding="utf-8"))
     teacher.get_by_label("Name of the pasted text").fill("Networking basics")
     teacher.get_by_role("button", name="Preview").click()
-    expect(teacher.get_by_test_id("preview-counts")).to_have_text("9 to add, 0 to change, 0 to remove, 0 unchanged")
+    expect(teacher.get_by_test_id("preview-counts")).to_have_text("10 to add, 0 to change, 0 to remove, 0 unchanged")
     expect(teacher.get_by_test_id("preview-warnings")).to_contain_text("skipped: essay questions are not supported")
     assert not QuestionSet.objects.exists()
     teacher.get_by_role("button", name="Apply").click()
-    expect(teacher.get_by_test_id("my-set")).to_contain_text("9 questions · Only me")
+    expect(teacher.get_by_test_id("my-set")).to_contain_text("10 questions · Only me")
     question_set = QuestionSet.objects.get()
     assert question_set.owner == teacher_user and question_set.visibility == Visibility.PRIVATE
 
@@ -47,7 +47,7 @@ def test_an_instructor_imports_gift_and_assigns_it_and_a_learner_imports_a_deck(
     teacher.get_by_label("Source set").select_option(label="Networking basics")
     teacher.get_by_role("button", name="Filter").click()
     boxes = teacher.locator('.bank input[name="question"]')
-    expect(boxes).to_have_count(9)  # every kind the file holds: typed answers, choose two, Moodle's multiple answer
+    expect(boxes).to_have_count(10)  # every kind the file holds but the essay
     for index in range(5):
         boxes.nth(index).check()
     teacher.get_by_role("button", name="Add selected").click()

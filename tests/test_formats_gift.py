@@ -33,7 +33,7 @@ def test_it_reads_the_multiple_choice_and_true_false_questions_of_a_moodle_file(
 
     assert (document.kind, document.title, document.file_name) == (SourceDocument.Kind.QUIZ, "networking", SAMPLE.name)
     first, blank = document.items[:2]
-    assert [item.key for item in document.items] == [f"q{n}" for n in range(1, 10)]
+    assert [item.key for item in document.items] == [f"q{n}" for n in range(1, 11)]
     assert (first.stem, first.line) == ("Which layer routes packets?", 4)
     assert first.choices == [("Network", True), ("Transport", False), ("Link", False)]
     assert first.explanation == "Routing happens at layer 3."
@@ -68,13 +68,12 @@ def test_every_kind_the_app_cannot_hold_is_listed_as_skipped_with_its_line():
 
     assert warnings == [
         f"{SAMPLE}:21: skipped: essay questions are not supported",
-        f"{SAMPLE}:25: skipped: matching questions are not supported",
     ]
 
 
 def test_several_right_answers_make_a_choose_n_question_and_weights_moodles_multiple_answer():
     [document], _ = read_document(SAMPLE)
-    several, weighted = document.items[7:]
+    several, weighted = document.items[8:]
 
     assert (several.kind, several.partial_credit) == (Question.Kind.CHOOSE, False)
     assert several.choices == [("TCP", True), ("UDP", True), ("IP", False)]
@@ -177,13 +176,13 @@ def test_it_imports_into_the_database_and_a_second_import_changes_nothing():
 
     assert content_snapshot() == before
     questions = list(question_set.questions.order_by("position"))
-    assert [question.key for question in questions] == [f"q{n}" for n in range(1, 10)]
+    assert [question.key for question in questions] == [f"q{n}" for n in range(1, 11)]
     assert questions[0].correct_choice.text == "Network"
     assert topics_of(questions[4]) == ["Security"]
     assert [(q.kind, q.partial_credit) for q in questions[5:]] == [
-        ("numerical", False), ("short_answer", False), ("choose", False), ("select_all", True),
+        ("numerical", False), ("matching", True), ("short_answer", False), ("choose", False), ("select_all", True),
     ]
-    assert [choice.weight for choice in questions[8].choices.all()] == [Decimal("0.5"), Decimal("0.5"), Decimal(-1)]
+    assert [choice.weight for choice in questions[9].choices.all()] == [Decimal("0.5"), Decimal("0.5"), Decimal(-1)]
 
 
 @pytest.mark.django_db
@@ -206,9 +205,9 @@ def test_an_edited_file_updates_its_questions_in_place(tmp_path):
 def test_import_questions_reads_a_gift_file_and_prints_what_it_skipped():
     out, err = run_import(SAMPLE)
 
-    assert f'{SAMPLE}: quiz "networking": 9 questions (9 new, 0 updated)' in out
+    assert f'{SAMPLE}: quiz "networking": 10 questions (10 new, 0 updated)' in out
     assert f"warning: {SAMPLE}:21: skipped: essay questions are not supported" in err
-    assert Question.objects.filter(question_set__source__file_name=SAMPLE.name).count() == 9
+    assert Question.objects.filter(question_set__source__file_name=SAMPLE.name).count() == 10
 
 
 @pytest.mark.django_db

@@ -41,7 +41,7 @@ def test_a_paste_is_previewed_without_writing_and_applied_once(client, ann):
     assert not QuestionSet.objects.exists()
 
     preview = client.get(response.url).content.decode()
-    assert "9 to add, 0 to change, 0 to remove" in preview
+    assert "10 to add, 0 to change, 0 to remove" in preview
     assert "line 4</span> Which layer routes packets?" in preview
     assert "skipped: essay" in preview  # the kinds the app does not support are listed with their line
     assert not QuestionSet.objects.exists()
@@ -53,7 +53,7 @@ def test_a_paste_is_previewed_without_writing_and_applied_once(client, ann):
     assert first.status_code == second.status_code == 302
     question_set = QuestionSet.objects.get()
     assert (question_set.owner, question_set.visibility) == (ann, Visibility.PRIVATE)
-    assert question_set.questions.count() == 9
+    assert question_set.questions.count() == 10
     assert "nothing was imported twice" in client.get(reverse("library")).content.decode()
 
 
@@ -65,7 +65,7 @@ def test_importing_again_shows_the_changed_words(client, ann):
     response = paste(client, edited, name="networking")
     preview = client.get(response.url).content.decode()
 
-    assert "0 to add, 1 to change, 0 to remove, 8 unchanged" in preview
+    assert "0 to add, 1 to change, 0 to remove, 9 unchanged" in preview
     assert "Which<ins> OSI</ins> layer routes packets?" in preview
     assert Question.objects.filter(stem__startswith="Which layer").exists()  # not applied yet
 
@@ -176,7 +176,7 @@ def test_an_owner_downloads_their_set_in_every_format_and_it_reads_back(client, 
         assert response.status_code == 200, format
         assert response["Content-Disposition"].startswith("attachment; filename=")
         documents, _ = parse_document(response.content, "download", format)
-        assert [len(document.items) for document in documents] == [9], format
+        assert [len(document.items) for document in documents] == [10], format
 
 
 def test_a_learner_cannot_download_the_answer_key_of_a_set_they_do_not_own(client, ann):

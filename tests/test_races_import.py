@@ -21,7 +21,7 @@ def test_concurrent_applies_of_one_import_save_it_once():
 
     assert errors == []
     assert sum(report is not None for report in results) == 1
-    assert (SourceDocument.objects.count(), QuestionSet.objects.count(), Question.objects.count()) == (1, 1, 9)
+    assert (SourceDocument.objects.count(), QuestionSet.objects.count(), Question.objects.count()) == (1, 1, 10)
 
 
 def test_concurrent_applies_of_several_imports_of_one_new_set_make_one_set():

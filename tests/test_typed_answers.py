@@ -270,3 +270,105 @@ def test_item_analysis_lists_the_most_frequent_typed_responses_in_the_same_queri
         ("nvlink", 2, 100), ("nvswitch", 1, 50), ("pcie", 1, 0),
     ]
     assert [(r.text, r.count) for r in items[Kind.NUMERICAL].responses] == [("3.14", 4)]
+
+
+# --- Matching -----------------------------------------------------------------------------------
+
+MATCHING_GIFT = """::Moodle activities::[html]Match the <b>activity</b> to the description.{
+    =[html]An activity supporting asynchronous discussions. -> Forum
+    =[moodle]A teacher asks a question and specifies a choice of multiple responses. -> Choice
+    =[plain]A bank of record entries which participants can add to. -> Database
+    =[markdown]A collection of web pages that anyone can add to or edit. -> Wiki
+    = -> Chat
+}
+"""
+
+
+def test_moodles_matching_case_imports_its_pairs_and_the_extra_option():
+    [document], warnings = parse_document(MATCHING_GIFT.encode(), "questions.gift.txt", "gift")
+
+    [question] = document.items
+    assert warnings == [] and (question.kind, question.partial_credit) == (Kind.MATCHING, True)
+    assert question.stem == "Match the <b>activity</b> to the description."  # as written; rendering is another issue
+    assert [(c[0], c[4]) for c in question.choices] == [
+        ("An activity supporting asynchronous discussions.", "Forum"),
+        ("A teacher asks a question and specifies a choice of multiple responses.", "Choice"),
+        ("A bank of record entries which participants can add to.", "Database"),
+        ("A collection of web pages that anyone can add to or edit.", "Wiki"),
+        ("", "Chat"),
+    ]
+
+
+@pytest.fixture
+def matching_set(db):
+    question_set = QuestionSet.objects.create(title="Matching")
+    question = Question.objects.create(question_set=question_set, key="q1", position=1, stem="Match each protocol to its layer.",
+                                       explanation="TCP is transport, IP network.", kind=Kind.MATCHING, partial_credit=True)
+    for position, (item, option) in enumerate([("TCP", "Transport"), ("IP", "Network"), ("", "Physical")], start=1):
+        Choice.objects.create(question=question, text=item, is_correct=bool(item), match=option, position=position)
+    return question_set
+
+
+def pairs_for(slot, right):
+    """The POST of a matching answer: each item's option number, right or (for the first) wrong."""
+    data = {}
+    for number, item in enumerate(slot.shown_choices, start=1):
+        wanted = item["match"] if right or number > 1 else next(o for o in slot.shown_options if o != item["match"])
+        data[f"pair_{number}"] = str(slot.shown_options.index(wanted) + 1)
+    return data
+
+
+def test_a_matching_question_is_a_select_per_item_that_reveals_no_pair(learner, learner_client, matching_set):
+    attempt = start_attempt(learner, matching_set)
+    slot = attempt.slots.get()
+    assert sorted(slot.shown_options) == ["Network", "Physical", "Transport"]
+
+    html = learner_client.get(question_url(attempt, 1)).content.decode()
+    card = html[html.index('id="question-card"'):]
+    assert card.count("<select") == 2 and card.count("<option") == 2 * 4
+    assert "selected" not in card and "correct" not in card.lower()
+    assert "data-" not in re.sub(r"data-(hotkey|autofocus|testid|deadline|started)", "", card)
+
+
+def test_a_matching_answer_earns_a_share_per_right_pair_and_its_feedback_names_each(learner, learner_client, matching_set):
+    attempt = start_attempt(learner, matching_set)
+    slot = attempt.slots.get()
+
+    missing = learner_client.post(question_url(attempt, 1), {"pair_1": pairs_for(slot, True)["pair_1"]})
+    assert missing.status_code == 400 and "Pick an option for every item." in missing.content.decode()
+
+    html = learner_client.post(question_url(attempt, 1), pairs_for(slot, right=False), **HTMX).content.decode()
+    assert "Partly right: 50% of the mark." in html
+    assert html.count('data-testid="pair"') == 2 and "the right option" in html
+    slot.refresh_from_db()
+    assert slot.credit == Decimal("0.5") and ReviewLog.objects.get(user=learner).shown["pairs"][0]["right"] is False
+
+
+def test_matching_is_written_and_read_back_in_json_and_gift(tmp_path, matching_set):
+    from quiz.content.export import export_one
+
+    for format in ("json", "gift"):
+        exported = export_one(matching_set, format)
+        [document], _ = parse_document(exported.text.encode(), exported.file_name, format)
+        [question] = document.items
+        assert question.kind == Kind.MATCHING
+        assert [(c[0], c[4]) for c in question.choices] == [("TCP", "Transport"), ("IP", "Network"), ("", "Physical")]
+
+
+def test_the_review_queue_asks_a_matching_question_with_its_options_in_order(learner, learner_client, matching_set):
+    attempt = start_attempt(learner, matching_set)
+    slot = attempt.slots.get()
+    learner_client.post(question_url(attempt, 1), pairs_for(slot, right=False))
+    MemoryState.objects.filter(user=learner).update(due=attempt.started_at)
+
+    html = learner_client.get(reverse("review_due")).content.decode()
+    assert re.findall(r"<option value=\"\d\">(\w+)</option>", html)[:3] == ["Network", "Physical", "Transport"]
+    items = [choice for choice in learner_client.session["shown:review"]["choices"]]
+    texts = {c.pk: (c.text, c.match) for c in Choice.objects.filter(pk__in=items)}
+    options = ["Network", "Physical", "Transport"]
+    data = {f"pair_{n}": str(options.index(texts[pk][1]) + 1) for n, pk in enumerate([pk for pk in items if texts[pk][0]], start=1)}
+    learner_client.post(reverse("review_due"), {"item": slot.question_id, **data})
+
+    review = ReviewLog.objects.filter(user=learner, source=ReviewLog.Source.REVIEW).get()
+    assert review.rating == ReviewLog.Rating.GOOD
+    assert 'data-testid="pair"' in learner_client.get(reverse("review_answer", args=[review.pk])).content.decode()

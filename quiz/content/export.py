@@ -126,6 +126,8 @@ def _choice_data(choice, weighed):
         data["weight"] = _number(weight_text(choice.weight))  # a percentage, as GIFT's %50% and Moodle write it
     if choice.tolerance:
         data["tolerance"] = _number(f"{choice.tolerance.normalize():f}")
+    if choice.match:
+        data["match"] = choice.match
     return data
 
 

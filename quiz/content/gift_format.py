@@ -210,7 +210,8 @@ def _answered_question(block, opening, stem, answers, general_feedback, topics, 
         if choices is not None:
             kind, partial_credit = _kind_of(choices)
     elif "=" in content and "->" in content:
-        return _skip(block, warnings, "matching questions are not supported")
+        choices, feedback = _matching(block, opening, answers), ""
+        kind, partial_credit = QuestionKind.MATCHING, True  # Moodle's matching credits each right pair
     elif (verdict := content.split("#", 1)[0].strip()) in TRUE_FALSE:
         choices, feedback = _true_false(TRUE_FALSE[verdict], content)
         kind = QuestionKind.TRUE_FALSE
@@ -219,7 +220,8 @@ def _answered_question(block, opening, stem, answers, general_feedback, topics, 
         kind = QuestionKind.SHORT_ANSWER
     if choices is None:
         return None
-    check_choices(choices, block.file, block.line_at(opening), "the question")
+    if kind != QuestionKind.MATCHING:  # a matching question's extra options have no item text
+        check_choices(choices, block.file, block.line_at(opening), "the question")
     explanation = check_text(general_feedback or feedback, block.file, block.first_line, "the explanation")
     question = ParsedQuestion(
         "", stem, explanation, choices, block.first_line, topics, kind=kind, partial_credit=partial_credit
@@ -326,6 +328,21 @@ def _number_and_tolerance(block, offset, text):
     return f"{numbers[0].normalize():f}", abs(numbers[1]) if colon else Decimal(0)
 
 
+def _matching(block, opening, answers):
+    """The pairs of `{=TCP -> transport =IP -> network = -> Chat}`: (item, True, None, None, option);
+    `= -> Chat` is an extra option with no item (Moodle's)."""
+    pairs = []
+    for marker, credit, text, _ in _weighted_answers(block, opening + 1, answers):
+        item, arrow, option = text.partition("->")
+        if marker != "=" or not arrow or credit is not None:
+            raise block.error(opening + 1, "a matching question's answers are '=item -> option'")
+        item, option = _plain(item), _plain(option)
+        if not option:
+            raise block.error(opening + 1, f"the item {shorten(item)!r} has no option after '->'")
+        pairs.append((item, bool(item), None, None, option))
+    return pairs
+
+
 def _true_false(is_true, content):
     """The True and False choices; Moodle writes `{T#feedback if wrong#feedback if right}`."""
     feedback_if_right = (content.split("#", 2) + ["", ""])[2]
@@ -378,6 +395,12 @@ def _gift_question(question):
     elif kind == QuestionKind.NUMERICAL:
         values = [f"{_credit_prefix(choice)}{choice['text']}:{choice.get('tolerance') or 0}" for choice in choices]
         answers = f"#{values[0]}" if len(values) == 1 and not _credit_prefix(choices[0]) else "#" + " ".join(f"={value}" for value in values)
+    elif kind == QuestionKind.MATCHING:
+        for choice in choices:
+            if "->" in choice["text"]:
+                raise ExportError(f"{shorten(one_line(question['stem']))!r}: the item {shorten(choice['text'])!r} holds '->', "
+                                  "which GIFT reads as the pair's arrow; export as JSON")
+        answers = " ".join(f"={_gift_text(choice['text']) if choice['text'] else ''} -> {_gift_text(choice['match'])}" for choice in choices)
     elif kind == QuestionKind.TRUE_FALSE:
         answers = "TRUE" if choices[0]["correct"] else "FALSE"
     elif kind == QuestionKind.SELECT_ALL:

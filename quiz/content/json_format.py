@@ -129,7 +129,7 @@ def _parse_question(file, item):
     parsed = [_choice(file, choice) for choice in choices]
     if len(parsed) < 2 and item.get("kind") not in TYPED:  # a typed answer may have one accepted answer
         raise ContentError(file, item.line, "a question needs at least 2 choices")
-    texts = [text for text, *_ in parsed]
+    texts = [text for text, *_ in parsed if text]  # a matching question's extra options have no text
     if duplicate := next((text for index, text in enumerate(texts) if text in texts[:index]), None):
         raise ContentError(file, item.line, f"the choice {shorten(duplicate)!r} appears twice in one question")
     key = _key(file, item)
@@ -142,7 +142,7 @@ def _parse_question(file, item):
     weighed = partial_credit or kind in TYPED  # a typed question's accepted answers weigh their credit
     if not weighed and any(len(choice) > 2 and choice[2] is not None for choice in parsed):
         raise ContentError(file, item.line, 'a choice has a "weight", which only a question with "partial_credit": true reads')
-    if kind != QuestionKind.NUMERICAL and any(len(choice) > 3 for choice in parsed):
+    if kind != QuestionKind.NUMERICAL and any(len(choice) == 4 for choice in parsed):
         raise ContentError(file, item.line, 'a choice has a "tolerance", which only a numerical question reads')
     question = ParsedQuestion(
         key, stem, explanation, parsed, item.line, _json_topics(file, item), kind=kind, partial_credit=partial_credit,
@@ -154,7 +154,10 @@ def _parse_question(file, item):
 def _choice(file, choice):
     """(text, correct), (text, correct, weight) for a choice with a "weight", and
     (text, correct, weight, tolerance) for a numerical answer with a "tolerance"."""
-    text, correct, weight = _text(file, choice, "text"), _flag(file, choice, "correct"), _weight(file, choice)
+    text = _text(file, choice, "text", blank="match" in choice)  # a matching distractor has no item text
+    correct, weight = _flag(file, choice, "correct"), _weight(file, choice)
+    if "match" in choice:
+        return (text, correct, weight, None, _text(file, choice, "match"))
     if choice.get("tolerance") is not None:
         return (text, correct, weight, _tolerance(file, choice))
     return (text, correct) if weight is None else (text, correct, weight)

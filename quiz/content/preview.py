@@ -129,7 +129,7 @@ def _rows(container, quiz):
 
 def _question_parts(item, *, from_row):
     if from_row:
-        choices = [(choice.text, choice.is_correct, choice.weight, choice.tolerance) for choice in item.choices.all()]
+        choices = [(choice.text, choice.is_correct, choice.weight, choice.tolerance, choice.match) for choice in item.choices.all()]
         topics = sorted(topic.name for topic in item.topics.all())
     else:
         choices, topics = item.choices, sorted(item.topics or [])
@@ -140,10 +140,12 @@ def _question_parts(item, *, from_row):
     }
 
 
-def _marked(text, right, weight=None, tolerance=None):
+def _marked(text, right, weight=None, tolerance=None, match=""):
     """A choice as the preview lists it: ✓ for a right one, its weight under partial credit, a
     number's tolerance."""
     around = f" ± {Decimal(tolerance).normalize():f}" if tolerance else ""
+    if match:
+        return f"{text or '(extra option)'} → {match}"
     return f"{'✓' if right else '·'} {text}{around}" + ("" if weight is None else f" ({weight_text(weight)}%)")
 
 

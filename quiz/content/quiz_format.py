@@ -227,7 +227,7 @@ def _kind_said(question, where):
     """The `Kind:` line's words, or None where the marks say it (one right answer: single;
     several: choose N)."""
     kind, partial = question.get("kind", QuestionKind.SINGLE), bool(question.get("partial_credit"))
-    if kind in TYPED:
+    if kind in TYPED or kind == QuestionKind.MATCHING:
         raise ExportError(f"{where} is “{QuestionKind(kind).label}”, which a quiz document cannot hold yet; export as JSON or GIFT")
     if kind in (QuestionKind.SINGLE, QuestionKind.CHOOSE):
         return None

@@ -211,8 +211,8 @@ def _create_question(question_set, parsed, position, key):
         kind=parsed.kind, partial_credit=parsed.partial_credit, case_sensitive=parsed.case_sensitive,
     )
     Choice.objects.bulk_create(
-        Choice(question=question, text=text, is_correct=correct, weight=weight, tolerance=tolerance, position=position)
-        for position, text, correct, weight, tolerance in _wanted_choices(parsed.choices)
+        Choice(question=question, text=text, is_correct=correct, weight=weight, tolerance=tolerance, match=match, position=position)
+        for position, text, correct, weight, tolerance, match in _wanted_choices(parsed.choices)
     )
     return question
 
@@ -250,34 +250,35 @@ def sync_choices(question, parsed_choices, *, file=None):
     """
     existing = list(question.choices.all())
     wanted = _wanted_choices(parsed_choices)
-    if [(c.position, c.text, c.is_correct, _weight(c.weight), _tolerance(c.tolerance)) for c in existing] == wanted:
+    if [(c.position, c.text, c.is_correct, _weight(c.weight), _tolerance(c.tolerance), c.match) for c in existing] == wanted:
         return False
     matches = _match_choices(existing, wanted)
     matched_pks = {choice.pk for choice in matches.values()}
     removed = [choice for choice in existing if choice.pk not in matched_pks]
     for choice in removed:
         _delete(file, choice, f"cannot remove choice {choice.text[:40]!r} of question {question.key}")
-    for position, text, correct, weight, tolerance in wanted:
+    for position, text, correct, weight, tolerance, match in wanted:
         choice = matches.get(position)
         changed = choice and _changed_fields(
-            choice, position=position, text=text, is_correct=correct, weight=weight, tolerance=tolerance
+            choice, position=position, text=text, is_correct=correct, weight=weight, tolerance=tolerance, match=match
         )
         if changed:
             choice.save(update_fields=changed)
     Choice.objects.bulk_create(
-        Choice(question=question, position=position, text=text, is_correct=correct, weight=weight, tolerance=tolerance)
-        for position, text, correct, weight, tolerance in wanted
+        Choice(question=question, position=position, text=text, is_correct=correct, weight=weight, tolerance=tolerance,
+               match=match)
+        for position, text, correct, weight, tolerance, match in wanted
         if position not in matches
     )
     return True
 
 
 def _wanted_choices(parsed_choices):
-    """[(position, text, correct, weight, tolerance)] from (text, correct[, weight[, tolerance]]) tuples."""
+    """[(position, text, correct, weight, tolerance, match)] from (text, correct[, weight[, tolerance[, match]]])."""
     return [
         (
             position, choice[0], choice[1], _weight(choice[2] if len(choice) > 2 else None),
-            _tolerance(choice[3] if len(choice) > 3 else None),
+            _tolerance(choice[3] if len(choice) > 3 else None), choice[4] if len(choice) > 4 else "",
         )
         for position, choice in enumerate(parsed_choices, start=1)
     ]

@@ -294,7 +294,7 @@ def write_questions_table(question_set):
     width = max((len(question["choices"]) for question in questions), default=2)
     with_kind = any(question.get("kind", QuestionKind.SINGLE) != QuestionKind.SINGLE for question in questions)
     for question in questions:
-        if question.get("kind") in TYPED:
+        if question.get("kind") in (*TYPED, QuestionKind.MATCHING):
             _kind_word(question, f"the question {shorten(one_line(question['stem']))!r}")
     header = ["stem", *(f"choice{number}" for number in range(1, width + 1)), "answer", "explanation", "topics"]
     rows = [_question_row(question, width, with_kind) for question in questions]
@@ -319,7 +319,7 @@ def _question_row(question, width, with_kind):
 
 def _kind_word(question, where):
     kind, partial = question.get("kind", QuestionKind.SINGLE), bool(question.get("partial_credit"))
-    if kind in TYPED:
+    if kind in TYPED or kind == QuestionKind.MATCHING:
         raise ExportError(f"{where} is “{QuestionKind(kind).label}”, which CSV cannot hold yet; export as JSON or GIFT")
     if partial and any(choice.get("weight") is not None for choice in question["choices"]):
         raise ExportError(f"{where} gives its choices their own weights, which CSV cannot hold; export as JSON or GIFT")

@@ -47,6 +47,10 @@ def topics_text(item):
     return ", ".join(topic.name for topic in item.topics.all())
 
 
+# The kinds written in a file for now (typed answers, matching): the editor sends their authors there.
+FILE_ONLY = {*TYPED, QuestionKind.MATCHING}
+
+
 class RightChoicesField(forms.TypedMultipleChoiceField):
     """The numbers of the choices marked right; an empty value (no radio ticked) is none."""
 
@@ -59,7 +63,8 @@ class QuestionForm(forms.Form):
     # Not required: a form from before kinds existed (or a script) sends none, meaning single answer.
     # The choice kinds: typed answers are written in a file for now (issue 36 adds them here).
     kind = forms.ChoiceField(
-        label="Kind", choices=[c for c in QuestionKind.choices if c[0] not in TYPED], initial=QuestionKind.SINGLE, required=False
+        label="Kind", choices=[c for c in QuestionKind.choices if c[0] not in FILE_ONLY], initial=QuestionKind.SINGLE,
+        required=False,
     )
     partial_credit = forms.BooleanField(
         label="Partial credit", required=False,

@@ -12,7 +12,7 @@ from django.utils import timezone
 from quiz.lib.numbers import percent, points
 
 from .content import Choice, QuestionSet, count_of, points_of
-from .kinds import is_full_credit, picks_problem, typed_problem
+from .kinds import QuestionKind, is_full_credit, picks_problem, typed_problem
 from .slots import AttemptSlot
 from .users import User
 
@@ -325,6 +325,12 @@ class Attempt(models.Model):
             credit, matched = slot.typed_credit(answer)
             chosen = {"typed_answer": answer.strip(), "chosen_index": None, "chosen_numbers": None}
             matched_id = slot.shown_choices[matched - 1]["id"] if matched else None
+        elif slot.kind == QuestionKind.MATCHING:  # the option picked for each item, in the items' order
+            picks = list(answer)
+            if problem := picks_problem(slot.kind, slot.shown_choices, picks, slot.shown_options):
+                raise ValueError(problem)
+            credit, matched_id = slot.credit_for(picks), None
+            chosen = {"typed_answer": None, "chosen_index": None, "chosen_numbers": picks}
         else:
             picks = sorted(set([answer] if isinstance(answer, int) else answer))
             if not picks or not all(1 <= n <= len(slot.shown_choices) for n in picks):

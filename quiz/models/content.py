@@ -296,7 +296,8 @@ class Question(Retirable):
             models.UniqueConstraint(fields=["question_set", "key"], name="question_key_unique_in_set"),
             models.CheckConstraint(condition=Q(kind__in=QuestionKind.values), name="question_kind_known"),
             models.CheckConstraint(
-                condition=Q(partial_credit=False) | Q(kind=QuestionKind.SELECT_ALL), name="question_partial_credit_select_all"
+                condition=Q(partial_credit=False) | Q(kind__in=[QuestionKind.SELECT_ALL, QuestionKind.MATCHING]),
+                name="question_partial_credit_kinds",
             ),
         ]
 
@@ -322,6 +323,9 @@ class Choice(models.Model):
     weight = models.DecimalField(max_digits=8, decimal_places=7, null=True, blank=True)
     # A numerical question's accepted value (in `text`) is right within this much either side.
     tolerance = models.DecimalField(max_digits=20, decimal_places=10, null=True, blank=True)
+    # A matching question's item (in `text`) pairs with this option; a choice without text is an
+    # extra option that pairs with nothing.
+    match = models.TextField(blank=True, default="")
 
     class Meta:
         ordering = ["question_id", "position"]

@@ -37,12 +37,15 @@ class QuestionKind(models.TextChoices):
     TRUE_FALSE = "true_false", "True or false"
     SHORT_ANSWER = "short_answer", "Short answer (typed)"
     NUMERICAL = "numerical", "Number (typed)"
+    MATCHING = "matching", "Matching"
 
 
 # Kinds whose learner ticks several boxes; the others pick one.
 SEVERAL_PICKS = {QuestionKind.CHOOSE, QuestionKind.SELECT_ALL}
 # Kinds whose learner types the answer; their choices are the accepted answers, never shown.
 TYPED = {QuestionKind.SHORT_ANSWER, QuestionKind.NUMERICAL}
+# Kinds with partial credit to choose: select all (per-choice weights) and matching (per pair).
+PARTIAL_CREDIT_KINDS = {QuestionKind.SELECT_ALL, QuestionKind.MATCHING}
 MAX_TYPED = 500
 TRUE_FALSE_TEXTS = ("True", "False")
 # Weights are stored with 7 decimals as Moodle stores them: 1/3 is 0.3333333, and three of them must
@@ -101,8 +104,14 @@ def pick_instruction(kind, choices):
     return None
 
 
-def picks_problem(kind, choices, picks):
-    """Why `picks` are no answer to this question (a message for the learner), or None."""
+def picks_problem(kind, choices, picks, options=None):
+    """Why `picks` are no answer to this question (a message for the learner), or None. For a
+    matching question `picks` are the option picked for each item and `options` those shown."""
+    if kind == QuestionKind.MATCHING:
+        items = items_of(choices)
+        if len(picks) != len(items) or not all(1 <= pick <= len(options or []) for pick in picks):
+            return "Pick an option for every item."
+        return None
     count = len(set(picks))
     if kind in SEVERAL_PICKS:
         if kind == QuestionKind.CHOOSE and count != (n := right_count(choices)):
@@ -119,7 +128,7 @@ def as_choice(choice):
         return choice
     return {
         "text": choice[0], "correct": choice[1], "weight": choice[2] if len(choice) > 2 else None,
-        "tolerance": choice[3] if len(choice) > 3 else None,
+        "tolerance": choice[3] if len(choice) > 3 else None, "match": choice[4] if len(choice) > 4 else "",
     }
 
 
@@ -130,10 +139,12 @@ def kind_problem(kind, choices, *, partial_credit=False):
     rights = right_count(rows)
     if kind not in QuestionKind.values:
         return f"unknown question kind {kind!r} (one of: {', '.join(QuestionKind.values)})"
+    if partial_credit and kind not in PARTIAL_CREDIT_KINDS:
+        return "partial credit is for select-all-that-apply and matching questions only"
     if kind in TYPED:
-        return "partial credit is for select-all-that-apply questions only" if partial_credit else accepted_problem(kind, rows)
-    if partial_credit and kind != QuestionKind.SELECT_ALL:
-        return "partial credit is for select-all-that-apply questions only"
+        return accepted_problem(kind, rows)
+    if kind == QuestionKind.MATCHING:
+        return matching_problem(rows)
     if kind == QuestionKind.TRUE_FALSE:
         if [row["text"] for row in rows] != list(TRUE_FALSE_TEXTS) or rights != 1:
             return "a true/false question has the two choices True and False, one of them right"
@@ -231,4 +242,38 @@ def accepted_problem(kind, answers):
                 return "a tolerance is zero or more"
     if not any(credit_of(answer) >= 1 for answer in answers):
         return "no accepted answer gives full credit (100%)"
+    return None
+
+
+# --- Matching ------------------------------------------------------------------------------------
+# A matching question's choices are its items (`text`) with the option each pairs with (`match`);
+# a choice without text is an extra option that pairs with nothing (a distractor, Moodle's `= -> x`).
+
+
+def items_of(choices):
+    return [choice for choice in choices if choice["text"]]
+
+
+def options_of(choices):
+    """Every option once, in the order first given (a slot shuffles them; review due sorts them)."""
+    return list(dict.fromkeys(choice["match"] for choice in choices))
+
+
+def matching_credit(items, options, picks, *, partial_credit=True):
+    """Credit for `picks` (the 1-based option picked for each item, in the items' order): the share
+    of right pairs under partial credit (Moodle's), else 1 only when every pair is right."""
+    right = sum(1 for item, pick in zip(items, picks) if options[pick - 1] == item["match"])
+    if right == len(items):
+        return Decimal(1)
+    return (Decimal(right) / Decimal(len(items))).quantize(CREDIT_PLACES) if partial_credit else Decimal(0)
+
+
+def matching_problem(rows):
+    items = items_of(rows)
+    if len(items) < 2:
+        return "a matching question pairs at least 2 items with their options"
+    if any(not row.get("match") for row in rows):
+        return "every item of a matching question needs the option it pairs with"
+    if len({item["text"] for item in items}) < len(items):
+        return "two items of a matching question have the same text"
     return None

@@ -9,7 +9,17 @@ from django.db.models import Exists, OuterRef, Q
 from quiz.lib.numbers import percent_of, points
 
 from .content import Choice, Question
-from .kinds import SEVERAL_PICKS, TYPED, QuestionKind, credit_for, credit_of, pick_instruction, typed_credit
+from .kinds import (
+    SEVERAL_PICKS,
+    TYPED,
+    QuestionKind,
+    credit_for,
+    credit_of,
+    matching_credit,
+    options_of,
+    pick_instruction,
+    typed_credit,
+)
 
 
 def shuffled(items, rng):
@@ -54,6 +64,8 @@ class AttemptSlot(models.Model):
     partial_credit = models.BooleanField(default=False)
     case_sensitive = models.BooleanField(default=False)
     shown_choices = models.JSONField(help_text='[{"id", "text", "correct", "weight"?}] in the order shown')
+    # A matching question's options in the order shown (its items are `shown_choices`, with their "match").
+    shown_options = models.JSONField(null=True, blank=True)
     # The answer: one pick (single answer, true/false) or several (choose N, select all), 1-based as shown.
     chosen_index = models.PositiveSmallIntegerField(null=True, blank=True, help_text="1-based, as shown")
     chosen_numbers = models.JSONField(null=True, blank=True, help_text="[1-based numbers, as shown] for several picks")
@@ -114,7 +126,12 @@ class AttemptSlot(models.Model):
         # True stays before False, as on the exam; a typed question's accepted answers keep their order.
         if question.kind not in (QuestionKind.TRUE_FALSE, *TYPED):
             choices = shuffled(choices, rng)
+        options = None
+        if question.kind == QuestionKind.MATCHING:  # the items, and every option shuffled apart from them
+            options = shuffled(options_of([{"match": choice.match} for choice in choices]), rng)
+            choices = [choice for choice in choices if choice.text]
         return cls(
+            shown_options=options,
             attempt=attempt,
             question=question,
             position=position,
@@ -156,7 +173,27 @@ class AttemptSlot(models.Model):
         """"Choose two." or "Select all that apply." (None for one pick): all it says of the answer."""
         return pick_instruction(self.kind, self.shown_choices)
 
+    @property
+    def matching_rows(self):
+        """A matching question's form: (number, item, [(option number, text, picked)]) per item, the
+        saved picks selected; nothing says which option is right."""
+        if self.kind != QuestionKind.MATCHING:
+            return []
+        picks = self.chosen_numbers or []
+        return [
+            (n, item["text"], [(k, option, n <= len(picks) and picks[n - 1] == k) for k, option in enumerate(self.shown_options, start=1)])
+            for n, item in enumerate(self.shown_choices, start=1)
+        ]
+
+    @property
+    def matching_review(self):
+        """Each pair after answering: the item, the option picked, whether right, the right option."""
+        picks = self.chosen_numbers or []
+        return matching_review(self.shown_choices, self.shown_options, picks)
+
     def credit_for(self, picks):
+        if self.kind == QuestionKind.MATCHING:
+            return matching_credit(self.shown_choices, self.shown_options, picks, partial_credit=self.partial_credit)
         return credit_for(self.kind, self.shown_choices, picks, partial_credit=self.partial_credit)
 
     @property
@@ -210,7 +247,19 @@ def snapshot_of(choice, partial_credit, kind=QuestionKind.SINGLE):
         shown["weight"] = None if choice.weight is None else str(choice.weight)
     if kind == QuestionKind.NUMERICAL:
         shown["tolerance"] = f"{(choice.tolerance or Decimal(0)).normalize():f}"
+    if kind == QuestionKind.MATCHING:
+        shown["match"] = choice.match
     return shown
+
+
+def matching_review(items, options, picks):
+    return [
+        {
+            "item": item["text"], "picked": options[pick - 1] if pick else None, "right_option": item["match"],
+            "right": bool(pick) and options[pick - 1] == item["match"],
+        }
+        for item, pick in zip(items, list(picks) + [None] * (len(items) - len(picks)))
+    ]
 
 
 def accepted_review(answers, matched_id=None):

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from quiz.models import AttemptSlot, MemoryState, ReviewLog, StudyDay
 from quiz.models.kinds import QuestionKind, typed_credit
-from quiz.models.slots import accepted_review
+from quiz.models.slots import accepted_review, matching_review
 
 from . import bulk, scheduling
 
@@ -46,10 +46,13 @@ def shown_of_slot(slot, explanation):
         _, number = typed_credit(get("kind"), choices, typed, case_sensitive=get("case_sensitive"))
         accepted = accepted_review(choices, matched_id=choices[number - 1]["id"] if number else None)
     chosen = typed if typed is not None else (get("chosen_numbers") if get("chosen_numbers") is not None else get("chosen_index"))
-    return question_shown(
+    shown = question_shown(
         stem=get("stem"), explanation=explanation, kind=get("kind"), accepted=accepted, chosen=chosen,
         choices=[(choice["text"], choice["correct"]) for choice in choices],
     )
+    if get("kind") == QuestionKind.MATCHING:
+        shown["pairs"] = matching_review(choices, get("shown_options"), chosen or [])
+    return shown
 
 
 def submit_answer(*, attempt, slot, number, now=None):
@@ -152,7 +155,7 @@ RELEASED_FIELDS = (
     "pk", "attempt__user_id", "attempt__user__time_zone", "attempt__user__desired_retention",
     "attempt__user__fsrs_parameters", "answered_at", "question_id", "question__explanation",
     "is_correct", "chosen_choice_id", "chosen_index", "chosen_numbers", "typed_answer", "kind", "case_sensitive", "stem",
-    "shown_choices",
+    "shown_choices", "shown_options",
 )
 
 

@@ -22,8 +22,17 @@ from quiz.lib.durations import short_interval
 from quiz.lib.http import render_page, safe_next
 from quiz.lib.numbers import percent_of
 from quiz.models import Attempt, Card, Choice, Deck, MemoryState, Question, ReviewLog
-from quiz.models.kinds import TYPED, credit_for, is_full_credit, pick_instruction, typed_credit
-from quiz.models.slots import accepted_review, review_of, snapshot_of
+from quiz.models.kinds import (
+    TYPED,
+    credit_for,
+    is_full_credit,
+    items_of,
+    matching_credit,
+    options_of,
+    pick_instruction,
+    typed_credit,
+)
+from quiz.models.slots import accepted_review, matching_review, review_of, snapshot_of
 from quiz.study import scheduling
 from quiz.study.answers import question_shown, rating_for
 from quiz.study.catch_up import catch_up_learner
@@ -96,12 +105,18 @@ def _rate(request, session, now):
 def _answer_review_question(request, session, shown, now):
     question = Question.objects.prefetch_related("choices").filter(pk=shown["item"]).first()
     seen = _choices_as_shown(question, shown["choices"]) if question else []
-    form = ReviewAnswerForm(request.POST, choices=seen, kind=question.kind if question else Question.Kind.SINGLE)
+    kind = question.kind if question else Question.Kind.SINGLE
+    items, options = (items_of(seen), review_options(seen)) if kind == Question.Kind.MATCHING else (seen, None)
+    form = ReviewAnswerForm(request.POST, choices=items, kind=kind, options=options)
     if question is None or not form.is_valid() or form.cleaned_data["item"] != question.pk:
         problem = form.errors.get("choice", ["Pick one of the choices of the question shown."])[0]
         return _refuse(request, session, now, problem)
     answer = form.cleaned_data["choice"]
-    if question.kind in TYPED:
+    pairs = None
+    if question.kind == Question.Kind.MATCHING:
+        credit, matched_id, accepted = matching_credit(items, options, answer, partial_credit=question.partial_credit), None, None
+        pairs = matching_review(items, options, answer)
+    elif question.kind in TYPED:
         credit, number = typed_credit(question.kind, seen, answer, case_sensitive=question.case_sensitive)
         matched_id = seen[number - 1]["id"] if number else None
         accepted = accepted_review(seen, matched_id=matched_id)
@@ -120,15 +135,24 @@ def _answer_review_question(request, session, shown, now):
         expected_reps=shown["reps"],
         # NULL if the choice was deleted since the page showed it (as an attempt's answer does).
         chosen_choice_id=Choice.id_if_still_there(matched_id) if matched_id else None,
-        shown=question_shown(
-            stem=question.stem, explanation=question.explanation, kind=question.kind, accepted=accepted,
-            choices=[(choice["text"], choice["correct"]) for choice in seen], chosen=answer,
-        ),
+        shown={
+            **question_shown(
+                stem=question.stem, explanation=question.explanation, kind=question.kind, accepted=accepted,
+                choices=[(choice["text"], choice["correct"]) for choice in seen], chosen=answer,
+            ),
+            **({"pairs": pairs} if pairs is not None else {}),
+        },
     )
     if review is None:
         return _refuse(request, session, now, "That question was already answered.")
     session.forget()
     return redirect(_answer_url(review, session))
+
+
+def review_options(seen):
+    """A matching question's options in review due: in alphabetical order (the session keeps the
+    items' shuffle, and a fixed order keeps grading and the page agreeing)."""
+    return sorted(options_of(seen), key=str.casefold)
 
 
 def _choices_as_shown(question, order):
@@ -150,6 +174,12 @@ def _render_study(request, session, entry, order, now, error=None, status=200):
         seen = _choices_as_shown(entry.item, order)
         context["options"] = [(number, choice["text"], False) for number, choice in enumerate(seen, start=1)]
         context["instruction"] = pick_instruction(entry.item.kind, seen)
+        if entry.item.kind == Question.Kind.MATCHING:
+            options = review_options(seen)
+            context["matching"] = [
+                (n, item["text"], [(k, option, False) for k, option in enumerate(options, start=1)])
+                for n, item in enumerate(items_of(seen), start=1)
+            ]
     elif entry is not None:
         context.update(_card_context(entry, now, request.user))
     if entry is not None:
@@ -262,6 +292,9 @@ def review_answer(request, review_id):
 def _question_as_seen(review):
     """The question as the learner saw it when answering (its snapshot; log rows from before
     snapshots existed fall back to the question as it is now)."""
+    if review.shown and "pairs" in review.shown:  # a matching answer
+        shown = review.shown
+        return {"stem": shown["stem"], "explanation": shown["explanation"], "pairs": shown["pairs"]}
     if review.shown and "accepted" in review.shown:  # a typed answer
         shown = review.shown
         return {"stem": shown["stem"], "explanation": shown["explanation"], "typed": shown["chosen"], "accepted": shown["accepted"]}
