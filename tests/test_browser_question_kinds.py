@@ -2,6 +2,8 @@
 submits) and a true/false one by its buttons, in a real Chromium with HTMX; the pages are
 photographed at phone and desktop widths, light and dark, for a person to look at."""
 
+from decimal import Decimal
+
 import pytest
 from playwright.sync_api import expect
 
@@ -109,3 +111,29 @@ def test_a_typed_number_by_keyboard_with_its_feedback(page):
         page.set_viewport_size({"width": width, "height": 800})
         page.emulate_media(color_scheme=scheme)
         page.screenshot(path=str(ARTIFACTS / f"typed-number-{width}-{scheme}.png"), full_page=True)
+
+
+def test_a_matching_question_with_a_select_per_item_and_its_feedback(page):
+    from quiz.models import Attempt, Choice
+
+    question_set = QuestionSet.objects.create(title="Layers")
+    question = Question.objects.create(question_set=question_set, key="q1", position=1, stem="Match each protocol to its layer.",
+                                       explanation="TCP is transport, IP network.", kind=Kind.MATCHING, partial_credit=True)
+    for position, (item, option) in enumerate([("TCP", "Transport"), ("IP", "Network"), ("", "Physical")], start=1):
+        Choice.objects.create(question=question, text=item, is_correct=bool(item), match=option, position=position)
+    log_in(page, "mia")
+
+    page.get_by_role("button", name="Start quiz").first.click()
+    expect(page.get_by_label("TCP")).to_be_visible()
+    assert axe_problems(page) == []
+    page.get_by_label("TCP").select_option(label="Transport")
+    page.get_by_label("IP").select_option(label="Physical")  # wrong
+    page.get_by_role("button", name="Submit answer").click()
+
+    expect(page.locator(".verdict")).to_have_text("Partly right: 50% of the mark.")
+    expect(page.get_by_test_id("pair")).to_have_count(2)
+    assert Attempt.objects.get(user__username="mia").slots.get().credit == Decimal("0.5")
+    for width, scheme in ((320, "dark"), (1280, "light")):
+        page.set_viewport_size({"width": width, "height": 800})
+        page.emulate_media(color_scheme=scheme)
+        page.screenshot(path=str(ARTIFACTS / f"matching-{width}-{scheme}.png"), full_page=True)
