@@ -9,8 +9,8 @@ from playwright.sync_api import expect
 
 from quiz.models import Question, QuestionSet
 from tests.browser import ARTIFACTS, log_in
-from tests.test_browser_every_page import axe_problems
 from tests.factories import make_kind_question
+from tests.test_browser_every_page import axe_problems
 
 pytestmark = pytest.mark.browser
 

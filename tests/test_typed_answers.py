@@ -372,3 +372,31 @@ def test_the_review_queue_asks_a_matching_question_with_its_options_in_order(lea
     review = ReviewLog.objects.filter(user=learner, source=ReviewLog.Source.REVIEW).get()
     assert review.rating == ReviewLog.Rating.GOOD
     assert 'data-testid="pair"' in learner_client.get(reverse("review_answer", args=[review.pk])).content.decode()
+
+
+def test_item_analysis_counts_each_pair_of_a_matching_question_matched_right(teacher, matching_set):
+    from django.utils import timezone
+
+    from quiz.study.answers import submit_answer
+    from quiz.teaching import rules
+    from quiz.teaching.item_analysis import analyse_items
+    from tests.class_factories import make_assignment, make_classroom, make_pool
+    from tests.factories import make_user
+
+    now = timezone.now()
+    learners = [make_user(f"matcher{n}") for n in range(3)]
+    classroom = make_classroom(teacher, learners=learners)
+    assignment = make_assignment(
+        classroom, make_pool(teacher, matching_set.questions.all()), opens_at=now - timedelta(days=1), due_at=now + timedelta(days=1)
+    )
+    for index, learner in enumerate(learners):
+        attempt = rules.start_attempt(user=learner, seen=rules.get_learner_assignment(user=learner, assignment_id=assignment.pk, now=now), now=now)
+        slot = attempt.slots.get()
+        picks = [int(pairs_for(slot, right=index == 0)[f"pair_{n}"]) for n in range(1, 3)]
+        submit_answer(attempt=attempt, slot=slot, number=picks)
+
+    [item] = analyse_items(assignment=assignment)
+    by_pair = {stat.text: stat.picked for stat in item.choices}
+    assert set(by_pair) == {"TCP → Transport", "IP → Network"}  # the extra option pairs with nothing
+    assert sum(by_pair.values()) == 2 + 1 + 1  # the right answer's two pairs, one right pair each of the others
+    assert item.facility == pytest.approx((1 + 0.5 + 0.5) / 3)

@@ -121,10 +121,15 @@ def analyse_items(*, assignment):
     # the time spent (the snapshot only for them), and each option picked counts once. Typed answers
     # are counted as typed (spaces and letter case aside), for Moodle's response analysis.
     several = Case(When(chosen_numbers__isnull=False, then=F("shown_choices")), default=None, output_field=JSONField())
-    rows = slots.values_list("question", "seconds_spent", "chosen_numbers", several, "typed_answer", "credit")
-    for question_id, seconds, numbers, shown, typed, credit in rows:
+    # A matching answer's numbers are the option picked for each item: each right pair counts for its item.
+    rows = slots.values_list("question", "seconds_spent", "chosen_numbers", several, "shown_options", "typed_answer", "credit")
+    for question_id, seconds, numbers, shown, options, typed, credit in rows:
         if seconds is not None:
             times[question_id].append(seconds)
+        if options is not None:
+            for item, pick in zip(shown, numbers or []):
+                picks[(question_id, item["id"])] += options[pick - 1] == item["match"]
+            continue
         for number in numbers or []:
             picks[(question_id, shown[number - 1]["id"])] += 1
         if typed is not None:
@@ -224,9 +229,12 @@ def _most_frequent(counted):
 
 def _item(question, counts, choices, picks, times, correlations, learners, responses=()):
     answered = counts["n"] if counts else 0
+    matching = question.kind == Question.Kind.MATCHING
+    if matching:  # per pair: how many matched each item right (extra options pair with nothing)
+        choices = [c for c in choices if c.text]
     stats = [
         ChoiceStat(
-            text=c.text,
+            text=f"{c.text} → {c.match}" if matching else c.text,
             is_correct=c.is_correct,
             picked=picks.get((question.pk, c.pk), 0),
             share=picks.get((question.pk, c.pk), 0) / answered if answered else 0,
@@ -237,7 +245,7 @@ def _item(question, counts, choices, picks, times, correlations, learners, respo
     # one, for the kinds with several).
     right_picks = min((s.picked for s in stats if s.is_correct), default=0)
     for stat in stats:
-        stat.beats_correct = not stat.is_correct and stat.picked > right_picks
+        stat.beats_correct = not matching and not stat.is_correct and stat.picked > right_picks
     return ItemStat(
         question=question,
         answered=answered,
