@@ -400,3 +400,33 @@ def test_item_analysis_counts_each_pair_of_a_matching_question_matched_right(tea
     assert set(by_pair) == {"TCP → Transport", "IP → Network"}  # the extra option pairs with nothing
     assert sum(by_pair.values()) == 2 + 1 + 1  # the right answer's two pairs, one right pair each of the others
     assert item.facility == pytest.approx((1 + 0.5 + 0.5) / 3)
+
+
+def test_hidden_results_and_the_responses_csv_show_typed_and_matching_answers_as_given(teacher, learner, matching_set, typed_set):
+    from django.utils import timezone
+
+    from quiz.models import PoolQuestion
+    from quiz.teaching import rules
+    from tests.class_factories import make_assignment, make_classroom, make_pool
+    from tests.helpers import logged_in
+
+    now = timezone.now()
+    classroom = make_classroom(teacher, learners=[learner])
+    pool = make_pool(teacher, typed_set.questions.all())
+    PoolQuestion.objects.create(pool=pool, question=matching_set.questions.get(), position=3)
+    assignment = make_assignment(classroom, pool, feedback_timing="after_due",
+                                 opens_at=now - timedelta(days=1), due_at=now + timedelta(days=1))
+    attempt = rules.start_attempt(user=learner, seen=rules.get_learner_assignment(user=learner, assignment_id=assignment.pk, now=now), now=now)
+    client = logged_in(learner)
+    for slot in attempt.slots.all():
+        data = pairs_for(slot, right=True) if slot.kind == Kind.MATCHING else {"answer": "NVLink" if slot.kind == Kind.SHORT_ANSWER else "3.14"}
+        client.post(question_url(attempt, slot.position), data)
+    client.post(reverse("attempt_submit", args=[attempt.pk]))
+
+    results = client.get(reverse("attempt_results", args=[attempt.pk])).content.decode()
+    assert "TCP → Transport" in results and "IP → Network" in results and "NVLink" in results
+    assert "Correct" not in results.split("<main", 1)[1] and "Right</span>" not in results
+
+    csv_text = b"".join(logged_in(teacher).get(reverse("responses_csv", args=[classroom.pk])).streaming_content).decode()
+    assert "TCP → Transport | IP → Network" in csv_text or "IP → Network | TCP → Transport" in csv_text
+    assert ",NVLink," in csv_text and ",3.14," in csv_text

@@ -35,15 +35,24 @@ def response_rows(classroom):
         .order_by("attempt__assignment__due_at", "attempt__user__username", "attempt__started_at", "position")
         .values_list(
             "attempt__assignment__title", "attempt__user__username", "attempt_id", "stem", "shown_choices",
-            "chosen_index", "chosen_numbers", "credit", "seconds_spent", "answered_at", "is_excluded",
+            "chosen_index", "chosen_numbers", "shown_options", "typed_answer", "credit", "seconds_spent", "answered_at",
+            "is_excluded",
         )
     )
     yield RESPONSE_COLUMNS
     # Plain values read in chunks, no model instance per row: a class's every answer streams.
     rows = slots.iterator(chunk_size=5000)
-    for title, learner, attempt_id, stem, shown, chosen, several, credit, seconds, at, excluded in rows:
-        picks = several or ([chosen] if chosen else [])
+    for title, learner, attempt_id, stem, shown, chosen, several, options, typed, credit, seconds, at, excluded in rows:
         yield [
-            title, learner, attempt_id, stem, " | ".join(shown[number - 1]["text"] for number in picks), verdict(credit),
+            title, learner, attempt_id, stem, _response(shown, chosen, several, options, typed), verdict(credit),
             "" if seconds is None else seconds, at.isoformat(), "yes" if excluded else "",
         ]
+
+
+def _response(shown, chosen, several, options, typed):
+    """What the learner answered, as text: the choice(s) picked, what they typed, or each pair."""
+    if typed is not None:
+        return typed
+    if options is not None:  # matching: the option picked for each item
+        return " | ".join(f"{item['text']} → {options[pick - 1]}" for item, pick in zip(shown, several or []))
+    return " | ".join(shown[number - 1]["text"] for number in several or ([chosen] if chosen else []))
