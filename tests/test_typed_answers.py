@@ -430,3 +430,25 @@ def test_hidden_results_and_the_responses_csv_show_typed_and_matching_answers_as
     csv_text = b"".join(logged_in(teacher).get(reverse("responses_csv", args=[classroom.pk])).streaming_content).decode()
     assert "TCP → Transport | IP → Network" in csv_text or "IP → Network | TCP → Transport" in csv_text
     assert ",NVLink," in csv_text and ",3.14," in csv_text
+
+
+def test_the_mock_exam_draws_typed_and_matching_questions_and_grades_them(db, typed_set, matching_set):
+    from django.utils import timezone
+
+    from quiz.study.answers import submit_answer
+    from quiz.study.catch_up import finish_and_release
+    from quiz.study.mock_exam import Choices, start_mock_exam
+    from tests.factories import make_user
+
+    learner = make_user("examinee")
+    attempt, _ = start_mock_exam(user=learner, choices=Choices(3, 30, 70), now=timezone.now())
+
+    assert sorted(attempt.slots.values_list("kind", flat=True)) == sorted([Kind.SHORT_ANSWER, Kind.NUMERICAL, Kind.MATCHING])
+    for slot in attempt.slots.all():
+        answer = {Kind.SHORT_ANSWER: "nvlink", Kind.NUMERICAL: "3.141"}.get(slot.kind)
+        if answer is None:
+            answer = [int(pairs_for(slot, right=True)[f"pair_{n}"]) for n in range(1, 3)]
+        submit_answer(attempt=attempt, slot=slot, number=answer)
+    finish_and_release(attempt)
+    attempt.refresh_from_db()
+    assert (attempt.score_percent, ReviewLog.objects.filter(user=learner).count()) == (100, 3)
