@@ -116,3 +116,34 @@ def test_partial_credit_shows_a_weight_per_choice_that_fits_a_phone(page):
     assert page.evaluate("document.documentElement.scrollWidth") <= 320
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "editor-weights-320.png"), full_page=True)
+
+
+def test_a_question_becomes_a_typed_number_with_a_tolerance_per_value(page):
+    from tests.browser import ARTIFACTS
+
+    owner = make_user("numbers-author")
+    question = make_question_set("Numbers", questions=1, owner=owner).questions.get()
+    page.set_viewport_size({"width": 390, "height": 800})
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill("numbers-author")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.goto(f"/library/questions/{question.pk}/")
+
+    page.get_by_label("Kind").select_option(label="Number (typed)")
+    form = page.locator(f"#question-{question.pk}.editing form")
+    expect(form.locator('input[name^="tolerance_"]')).to_have_count(4)
+    expect(form.locator('input[name="correct"]')).to_have_count(0)
+    for left in (3, 2, 1):  # one accepted value is enough
+        form = page.locator(f"#question-{question.pk}.editing form")
+        form.get_by_role("button", name="Remove choice 2").click()
+        expect(page.locator(f"#question-{question.pk}.editing form textarea[name^=choice_]")).to_have_count(left)
+    form = page.locator(f"#question-{question.pk}.editing form")
+    form.get_by_label("Choice 1", exact=True).fill("8")
+    form.locator('input[name="tolerance_1"]').fill("0")
+    page.screenshot(path=str(ARTIFACTS / "editor-number-390.png"), full_page=True)
+    form.get_by_role("button", name="Save").last.click()
+    saved = page.locator(f"#question-{question.pk}")
+    expect(saved).to_contain_text("Number (typed)")  # what the database now holds, as the set page lists it
+    expect(saved.locator(".review-choices li")).to_have_count(1)
+    expect(saved.locator(".review-choices li")).to_contain_text("8")

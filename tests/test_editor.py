@@ -140,8 +140,8 @@ def test_choice_rows_change_in_the_form_without_saving(learner_client, own_set, 
 
     assert response.status_code == 200
     form = response.context["form"]
-    assert [field.value() for _, field, _, _ in form.choice_rows] == texts
-    assert next((n for n, _, checked, _ in form.choice_rows if checked), None) == marked
+    assert [field.value() for _, field, *_ in form.choice_rows] == texts
+    assert next((n for n, _, checked, *_ in form.choice_rows if checked), None) == marked
     assert form["stem"].value() == "What does NVLink connect?"
     assert not form.errors
     assert snapshot(own_set) == before

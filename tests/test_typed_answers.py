@@ -452,3 +452,29 @@ def test_the_mock_exam_draws_typed_and_matching_questions_and_grades_them(db, ty
     finish_and_release(attempt)
     attempt.refresh_from_db()
     assert (attempt.score_percent, ReviewLog.objects.filter(user=learner).count()) == (100, 3)
+
+
+# --- The editor ---------------------------------------------------------------------------------
+
+def test_the_editor_writes_a_short_answer_and_a_number_with_their_accepted_answers(learner, learner_client):
+    own = QuestionSet.objects.create(title="Mine", owner=learner)
+    url = reverse("new_question", args=[own.pk])
+    base = {"explanation": "", "topics": "", "op": "save"}
+
+    short = {**base, "stem": "Which link?", "kind": "short_answer", "case_sensitive": "on",
+             "choice_1": "NVLink", "weight_1": "", "choice_2": "NV*", "weight_2": "50"}
+    assert learner_client.post(url, short).status_code == 302
+    number = {**base, "stem": "Pi?", "kind": "numerical", "choice_1": "3.14", "tolerance_1": "0.01", "weight_1": ""}
+    assert learner_client.post(url, number).status_code == 302
+    no_full = {**base, "stem": "Half?", "kind": "short_answer", "choice_1": "a", "weight_1": "50"}
+    refused = learner_client.post(url, no_full)
+    assert refused.status_code == 400 and "No accepted answer gives full credit (100%)." in refused.content.decode()
+    not_a_number = {**base, "stem": "N?", "kind": "numerical", "choice_1": "three", "tolerance_1": ""}
+    assert "is not a number" in learner_client.post(url, not_a_number).content.decode()
+
+    short_q, number_q = own.questions.order_by("position")
+    assert (short_q.kind, short_q.case_sensitive) == (Kind.SHORT_ANSWER, True)
+    assert [(c.text, c.is_correct, c.weight) for c in short_q.choices.all()] == [("NVLink", True, None), ("NV*", False, Decimal("0.5"))]
+    assert [(c.text, c.tolerance) for c in number_q.choices.all()] == [("3.14", Decimal("0.01"))]
+    form = learner_client.get(reverse("edit_question", args=[number_q.pk])).content.decode()
+    assert 'name="tolerance_1"' in form and 'value="0.01"' in form and 'name="correct"' not in form

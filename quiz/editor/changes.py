@@ -37,7 +37,7 @@ def new_key(prefix):
 
 @transaction.atomic
 def save_question(*, question_set, question=None, stem, explanation, choices, topics,
-                  kind=Question.Kind.SINGLE, partial_credit=False):
+                  kind=Question.Kind.SINGLE, partial_credit=False, case_sensitive=False):
     """Create a question at the end of the set, or update `question`. `choices` are
     (text, is_correct[, weight]) in order. Choice rows keep their meaning (matched by text
     first), so statistics on a choice never jump to another text."""
@@ -45,7 +45,7 @@ def save_question(*, question_set, question=None, stem, explanation, choices, to
     if question is None:
         question = Question(question_set=question_set, key=new_key("q"), position=_next_position(question_set.questions))
     question.stem, question.explanation = stem, explanation
-    question.kind, question.partial_credit = kind, partial_credit
+    question.kind, question.partial_credit, question.case_sensitive = kind, partial_credit, case_sensitive
     question.save()
     sync_choices(question, choices)
     set_topics(question, topics)

@@ -47,8 +47,8 @@ def topics_text(item):
     return ", ".join(topic.name for topic in item.topics.all())
 
 
-# The kinds written in a file for now (typed answers, matching): the editor sends their authors there.
-FILE_ONLY = {*TYPED, QuestionKind.MATCHING}
+# The kinds written in a file for now (matching): the editor sends their authors there.
+FILE_ONLY = {QuestionKind.MATCHING}
 
 
 class RightChoicesField(forms.TypedMultipleChoiceField):
@@ -61,7 +61,6 @@ class RightChoicesField(forms.TypedMultipleChoiceField):
 class QuestionForm(forms.Form):
     stem = _text("Question", rows=3)
     # Not required: a form from before kinds existed (or a script) sends none, meaning single answer.
-    # The choice kinds: typed answers are written in a file for now (issue 36 adds them here).
     kind = forms.ChoiceField(
         label="Kind", choices=[c for c in QuestionKind.choices if c[0] not in FILE_ONLY], initial=QuestionKind.SINGLE,
         required=False,
@@ -71,6 +70,7 @@ class QuestionForm(forms.Form):
         help_text="Select all that apply: each pick earns its choice's weight (by default +1/k for each right "
         "choice, -1/k for each wrong one, k the right ones); never below nothing.",
     )
+    case_sensitive = forms.BooleanField(label="Letter case matters", required=False)
     explanation = _text("Explanation", required=False, help_text="Shown after the learner answers.")
     topics = TopicsField()
 
@@ -85,6 +85,9 @@ class QuestionForm(forms.Form):
                 label=f"Weight of choice {number} (%)", required=False, min_value=-100, max_value=100,
                 max_digits=10, decimal_places=5,
             )
+            self.fields[f"tolerance_{number}"] = forms.DecimalField(
+                label=f"Tolerance of value {number}", required=False, min_value=0, max_digits=20, decimal_places=10,
+            )
         # The right choices' numbers: one radio button, or a checkbox each for the kinds with several.
         self.fields["correct"] = RightChoicesField(
             label="Correct choice", coerce=int, required=False, choices=[(n, n) for n in range(1, count + 1)]
@@ -92,6 +95,7 @@ class QuestionForm(forms.Form):
         if data is None:
             self.initial.update((f"choice_{n}", row[0]) for n, row in enumerate(rows, start=1))
             self.initial.update((f"weight_{n}", row[2]) for n, row in enumerate(rows, start=1) if len(row) > 2)
+            self.initial.update((f"tolerance_{n}", row[3]) for n, row in enumerate(rows, start=1) if len(row) > 3)
             self.initial["correct"] = [n for n, row in enumerate(rows, start=1) if row[1]]
         self.choice_count = count
 
@@ -99,9 +103,10 @@ class QuestionForm(forms.Form):
     def for_question(cls, question):
         initial = {
             "stem": question.stem, "explanation": question.explanation, "topics": topics_text(question),
-            "kind": question.kind, "partial_credit": question.partial_credit,
+            "kind": question.kind, "partial_credit": question.partial_credit, "case_sensitive": question.case_sensitive,
         }
-        return cls(initial=initial, rows=[(c.text, c.is_correct, _percent(c.weight)) for c in question.choices.all()])
+        rows = [(c.text, c.is_correct, _percent(c.weight), _plain_number(c.tolerance)) for c in question.choices.all()]
+        return cls(initial=initial, rows=rows)
 
     @classmethod
     def blank(cls):
@@ -115,11 +120,14 @@ class QuestionForm(forms.Form):
         count = _row_count(data)
         correct = set(data.getlist("correct")) if hasattr(data, "getlist") else {data.get("correct", "")}
         # Weights stay as typed (a percentage, or text the save will refuse with a message).
-        rows = [(data.get(f"choice_{n}", ""), str(n) in correct, data.get(f"weight_{n}") or None) for n in range(1, count + 1)]
+        rows = [
+            (data.get(f"choice_{n}", ""), str(n) in correct, data.get(f"weight_{n}") or None, data.get(f"tolerance_{n}") or None)
+            for n in range(1, count + 1)
+        ]
         action, _, number = operation.partition("-")
         index = int(number) - 1 if number.isascii() and number.isdigit() else -1
         if action == "add" and count < MAX_CHOICES:
-            rows.append(("", False, None))
+            rows.append(("", False, None, None))
         elif action == "remove" and 0 <= index < count:
             rows.pop(index)
         elif action in ("up", "down") and 0 <= index < count:
@@ -127,10 +135,11 @@ class QuestionForm(forms.Form):
             if 0 <= other < count:
                 rows[index], rows[other] = rows[other], rows[index]
         elif action == "kind" and data.get("kind") == QuestionKind.TRUE_FALSE:
-            was_true = next((right for text, right, _ in rows if text == TRUE_FALSE_TEXTS[0]), False)
+            was_true = next((right for text, right, *_ in rows if text == TRUE_FALSE_TEXTS[0]), False)
             rows = [(TRUE_FALSE_TEXTS[0], was_true, None), (TRUE_FALSE_TEXTS[1], not was_true, None)]
         initial = {name: data.get(name, "") for name in ("stem", "explanation", "topics", "kind")}
         initial["partial_credit"] = bool(data.get("partial_credit"))
+        initial["case_sensitive"] = bool(data.get("case_sensitive"))
         return cls(initial=initial, rows=rows)
 
     @property
@@ -144,15 +153,22 @@ class QuestionForm(forms.Form):
 
     @property
     def shows_weights(self):
+        """A weight per row: under partial credit, and a typed question's credit per accepted answer."""
         partial = self.data.get("partial_credit") if self.is_bound else self.initial.get("partial_credit")
-        return self.current_kind == QuestionKind.SELECT_ALL and bool(partial)
+        return self.typed or (self.current_kind == QuestionKind.SELECT_ALL and bool(partial))
+
+    @property
+    def typed(self):
+        """A typed question: its rows are accepted answers (a credit each, a tolerance for numbers), none marked."""
+        return self.current_kind in TYPED
 
     @property
     def choice_rows(self):
-        """[(number, text field, is marked correct, weight field)] for the template."""
+        """[(number, text field, is marked correct, weight field, tolerance field)] for the template."""
         marked = {str(value) for value in (self["correct"].value() or [])}
         return [
-            (n, self[f"choice_{n}"], str(n) in marked, self[f"weight_{n}"]) for n in range(1, self.choice_count + 1)
+            (n, self[f"choice_{n}"], str(n) in marked, self[f"weight_{n}"], self[f"tolerance_{n}"])
+            for n in range(1, self.choice_count + 1)
         ]
 
     def clean_kind(self):
@@ -170,9 +186,11 @@ class QuestionForm(forms.Form):
                 self.add_error(name, f"Same text as choice {texts[text]}: learners could not tell them apart.")
             elif text is not None:
                 texts[text] = number
+        correct, kind = cleaned.get("correct") or [], cleaned.get("kind") or QuestionKind.SINGLE
+        if kind in TYPED:
+            return self._clean_accepted(cleaned, kind)
         if self.choice_count < 2:
             self.add_error(None, "A question needs at least 2 choices: add another.")
-        correct, kind = cleaned.get("correct") or [], cleaned.get("kind") or QuestionKind.SINGLE
         partial = cleaned["partial_credit"] = bool(cleaned.get("partial_credit")) and kind == QuestionKind.SELECT_ALL
         if "correct" in self.errors:
             pass
@@ -187,6 +205,26 @@ class QuestionForm(forms.Form):
         if not self.errors and (problem := kind_problem(kind, cleaned["choices"], partial_credit=partial)):
             self.add_error(None, f"{problem[0].upper()}{problem[1:]}.")
         return cleaned
+
+
+    def _clean_accepted(self, cleaned, kind):
+        """A typed question's rows: accepted answers with their credit (empty: 100%) and, for a
+        number, its tolerance; right means full credit. The importers' rules check them."""
+        cleaned["partial_credit"] = False
+        cleaned["case_sensitive"] = bool(cleaned.get("case_sensitive")) and kind == QuestionKind.SHORT_ANSWER
+        cleaned["choices"] = []
+        for n in range(1, self.choice_count + 1):
+            share = _share(cleaned.get(f"weight_{n}"))
+            tolerance = cleaned.get(f"tolerance_{n}") if kind == QuestionKind.NUMERICAL else None
+            answer = (cleaned.get(f"choice_{n}"), share is None or share >= 1, share)
+            cleaned["choices"].append((*answer, tolerance or Decimal(0)) if kind == QuestionKind.NUMERICAL else answer)
+        if not self.errors and (problem := kind_problem(kind, cleaned["choices"])):
+            self.add_error(None, f"{problem[0].upper()}{problem[1:]}.")
+        return cleaned
+
+
+def _plain_number(value):
+    return None if value is None else f"{value.normalize():f}"
 
 
 def _share(percent):

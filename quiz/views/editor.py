@@ -102,7 +102,7 @@ def _question_editor(request, question_set, question):
     else:
         form = QuestionForm(request.POST)
         if form.is_valid():
-            names = ("stem", "explanation", "kind", "partial_credit", "choices", "topics")
+            names = ("stem", "explanation", "kind", "partial_credit", "case_sensitive", "choices", "topics")
             fields = {name: form.cleaned_data[name] for name in names}
             saved = changes.save_question(question_set=question_set, question=question, **fields)
             return _saved(request, question_set, saved, created=question is None)
