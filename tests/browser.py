@@ -34,15 +34,22 @@ def chromium_or_skip():
     pytest.skip(message)  # only off CI: under CI=true the line above fails the run instead
 
 
-def log_in(page, username):
-    """Make a learner and sign in as them through the login form; the dashboard follows."""
-    from playwright.sync_api import expect
+def sign_in(page, username):
+    """Sign in as an existing user (the factories' password) through the login form."""
+    from tests.factories import PASSWORD
 
-    from tests.factories import PASSWORD, make_user
-
-    make_user(username)
     page.goto("/accounts/login/")
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Log in").click()
+
+
+def log_in(page, username):
+    """Make a learner and sign in as them; the dashboard follows."""
+    from playwright.sync_api import expect
+
+    from tests.factories import make_user
+
+    make_user(username)
+    sign_in(page, username)
     expect(page.get_by_role("heading", level=1)).to_contain_text("Study for your certification")

@@ -55,6 +55,17 @@ def make_kind_question(question_set, number, kind, rights, *, texts=None, weight
     return question
 
 
+def make_matching_question(question_set, pairs=(("TCP", "Transport"), ("IP", "Network"), ("", "Physical"))):
+    """A matching question with partial credit per pair; an item "" is an extra option."""
+    question = Question.objects.create(
+        question_set=question_set, key="q1", position=1, stem="Match each protocol to its layer.",
+        explanation="TCP is transport, IP network.", kind=Question.Kind.MATCHING, partial_credit=True,
+    )
+    for position, (item, option) in enumerate(pairs, start=1):
+        Choice.objects.create(question=question, text=item, is_correct=bool(item), match=option, position=position)
+    return question
+
+
 def make_deck(title=None, cards=3, **ownership):
     deck = Deck.objects.create(title=title or f"Deck {next(_counter)}", **ownership)
     for number in range(1, cards + 1):

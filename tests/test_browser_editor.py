@@ -6,7 +6,8 @@ import pytest
 from playwright.sync_api import expect
 
 from quiz.models import Card, Question
-from tests.factories import PASSWORD, make_deck, make_question_set, make_user
+from tests.browser import sign_in
+from tests.factories import make_deck, make_question_set, make_user
 
 pytestmark = pytest.mark.browser
 
@@ -16,10 +17,7 @@ def test_a_question_is_edited_in_place_and_a_card_is_added(page):
     question_set = make_question_set("Interconnects", questions=2, owner=owner)
     deck = make_deck("Interconnect cards", cards=1, owner=owner)
     question = question_set.questions.get(position=1)
-    page.goto("/accounts/login/")
-    page.get_by_label("Username").fill("author")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+    sign_in(page, "author")
 
     page.get_by_role("link", name="My content", exact=True).click()
     page.get_by_role("link", name="Interconnects").click()
@@ -71,10 +69,7 @@ def test_a_question_becomes_choose_two_then_true_false_without_leaving_the_page(
     owner = make_user("kinds-author")
     question_set = make_question_set("Kinds", questions=1, owner=owner)
     question = question_set.questions.get()
-    page.goto("/accounts/login/")
-    page.get_by_label("Username").fill("kinds-author")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+    sign_in(page, "kinds-author")
     page.goto(f"/library/questions/{question.pk}/")
     page.evaluate("window.stillTheSamePage = true")
 
@@ -103,10 +98,7 @@ def test_partial_credit_shows_a_weight_per_choice_that_fits_a_phone(page):
     owner = make_user("weights-author")
     question = make_question_set("Weights", questions=1, owner=owner).questions.get()
     page.set_viewport_size({"width": 320, "height": 800})
-    page.goto("/accounts/login/")
-    page.get_by_label("Username").fill("weights-author")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+    sign_in(page, "weights-author")
     page.goto(f"/library/questions/{question.pk}/")
 
     page.get_by_label("Kind").select_option(label="Select all that apply")
@@ -124,10 +116,7 @@ def test_a_question_becomes_a_typed_number_with_a_tolerance_per_value(page):
     owner = make_user("numbers-author")
     question = make_question_set("Numbers", questions=1, owner=owner).questions.get()
     page.set_viewport_size({"width": 390, "height": 800})
-    page.goto("/accounts/login/")
-    page.get_by_label("Username").fill("numbers-author")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+    sign_in(page, "numbers-author")
     page.goto(f"/library/questions/{question.pk}/")
 
     page.get_by_label("Kind").select_option(label="Number (typed)")

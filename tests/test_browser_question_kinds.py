@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from quiz.models import Question, QuestionSet
 from tests.browser import ARTIFACTS, log_in
-from tests.factories import make_kind_question
+from tests.factories import make_kind_question, make_matching_question
 from tests.test_browser_every_page import axe_problems
 
 pytestmark = pytest.mark.browser
@@ -114,13 +114,9 @@ def test_a_typed_number_by_keyboard_with_its_feedback(page):
 
 
 def test_a_matching_question_with_a_select_per_item_and_its_feedback(page):
-    from quiz.models import Attempt, Choice
+    from quiz.models import Attempt
 
-    question_set = QuestionSet.objects.create(title="Layers")
-    question = Question.objects.create(question_set=question_set, key="q1", position=1, stem="Match each protocol to its layer.",
-                                       explanation="TCP is transport, IP network.", kind=Kind.MATCHING, partial_credit=True)
-    for position, (item, option) in enumerate([("TCP", "Transport"), ("IP", "Network"), ("", "Physical")], start=1):
-        Choice.objects.create(question=question, text=item, is_correct=bool(item), match=option, position=position)
+    make_matching_question(QuestionSet.objects.create(title="Layers"))
     log_in(page, "mia")
 
     page.get_by_role("button", name="Start quiz").first.click()

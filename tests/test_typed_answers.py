@@ -12,7 +12,7 @@ from django.urls import reverse
 from quiz.content import ContentError, parse_document
 from quiz.models import Attempt, Choice, MemoryState, Question, QuestionSet, ReviewLog
 from quiz.models.kinds import parse_number, text_matches, typed_credit
-from tests.factories import start_attempt
+from tests.factories import make_matching_question, start_attempt
 from tests.helpers import HTMX, question_url
 
 Kind = Question.Kind
@@ -302,10 +302,7 @@ def test_moodles_matching_case_imports_its_pairs_and_the_extra_option():
 @pytest.fixture
 def matching_set(db):
     question_set = QuestionSet.objects.create(title="Matching")
-    question = Question.objects.create(question_set=question_set, key="q1", position=1, stem="Match each protocol to its layer.",
-                                       explanation="TCP is transport, IP network.", kind=Kind.MATCHING, partial_credit=True)
-    for position, (item, option) in enumerate([("TCP", "Transport"), ("IP", "Network"), ("", "Physical")], start=1):
-        Choice.objects.create(question=question, text=item, is_correct=bool(item), match=option, position=position)
+    make_matching_question(question_set)
     return question_set
 
 
