@@ -136,3 +136,32 @@ def test_a_question_becomes_a_typed_number_with_a_tolerance_per_value(page):
     expect(saved).to_contain_text("Number (typed)")  # what the database now holds, as the set page lists it
     expect(saved.locator(".review-choices li")).to_have_count(1)
     expect(saved.locator(".review-choices li")).to_contain_text("8")
+
+
+def test_a_question_becomes_matching_with_an_option_per_item_that_fits_a_phone(page):
+    from tests.browser import ARTIFACTS
+
+    owner = make_user("pairs-author")
+    question = make_question_set("Pairs", questions=1, owner=owner).questions.get()
+    page.set_viewport_size({"width": 320, "height": 800})
+    sign_in(page, "pairs-author")
+    page.goto(f"/library/questions/{question.pk}/")
+
+    page.get_by_label("Kind").select_option(label="Matching")
+    form = page.locator(f"#question-{question.pk}.editing form")
+    expect(form.locator('input[name^="match_"]')).to_have_count(4)
+    expect(form.locator('input[name="correct"]')).to_have_count(0)
+    for number, (item, option) in enumerate([("TCP", "Transport"), ("IP", "Network"), ("Ethernet", "Link"), ("", "Session")], 1):
+        form.get_by_label(f"Item {number}", exact=True).fill(item)
+        form.locator(f'input[name="match_{number}"]').fill(option)
+    form.get_by_label("Partial credit").check()
+    form = page.locator(f"#question-{question.pk}.editing form")
+    expect(form.get_by_label("Item 1", exact=True)).to_have_value("TCP")  # ticking re-rendered the form, keeping the rows
+    assert page.evaluate("document.documentElement.scrollWidth") <= 320
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "editor-matching-320.png"), full_page=True)
+    form.get_by_role("button", name="Save").last.click()
+
+    saved = page.locator(f"#question-{question.pk}")
+    expect(saved).to_contain_text("Matching, partial credit")
+    expect(saved.locator(".review-choices li")).to_have_text(["TCP → Transport", "IP → Network", "Ethernet → Link", "extra option: Session"])

@@ -8,8 +8,10 @@ from decimal import Decimal
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from quiz.content import ContentError, parse_document
+from quiz.editor.changes import duplicate_set
 from quiz.models import Attempt, Choice, MemoryState, Question, QuestionSet, ReviewLog
 from quiz.models.kinds import parse_number, text_matches, typed_credit
 from tests.factories import make_matching_question, start_attempt
@@ -475,3 +477,67 @@ def test_the_editor_writes_a_short_answer_and_a_number_with_their_accepted_answe
     assert [(c.text, c.tolerance) for c in number_q.choices.all()] == [("3.14", Decimal("0.01"))]
     form = learner_client.get(reverse("edit_question", args=[number_q.pk])).content.decode()
     assert 'name="tolerance_1"' in form and 'value="0.01"' in form and 'name="correct"' not in form
+
+
+def test_the_editor_writes_a_matching_question_with_an_extra_option_and_partial_credit(learner, learner_client):
+    own = QuestionSet.objects.create(title="Mine", owner=learner)
+    url = reverse("new_question", args=[own.pk])
+    pairs = {"stem": "Match each protocol to its layer.", "kind": "matching", "partial_credit": "on", "explanation": "",
+             "topics": "", "op": "save", "choice_1": "TCP", "match_1": "Transport", "choice_2": "IP", "match_2": "Network",
+             "choice_3": "", "match_3": "Physical"}
+    assert learner_client.post(url, pairs).status_code == 302
+
+    question = own.questions.get()
+    assert (question.kind, question.partial_credit) == (Kind.MATCHING, True)
+    assert [(c.text, c.is_correct, c.match) for c in question.choices.order_by("position")] == [
+        ("TCP", True, "Transport"), ("IP", True, "Network"), ("", False, "Physical")]
+    form = learner_client.get(reverse("edit_question", args=[question.pk])).content.decode()
+    assert 'name="match_3" id="question-%d-match_3" value="Physical"' % question.pk in form and 'name="correct"' not in form
+    page = learner_client.get(reverse("edit_set", args=[own.pk])).content.decode()
+    assert "TCP</span> → <span" in page and "extra option:" in page
+
+
+@pytest.mark.parametrize("rows, message", [
+    ({"choice_1": "TCP", "match_1": ""}, "Item 1 needs the option it pairs with."),
+    ({"choice_1": "", "match_1": ""}, "Row 1 is empty: write an item and its option, or remove the row."),
+    ({"choice_1": "TCP", "match_1": "Transport", "choice_2": "TCP", "match_2": "Network"}, "Same item as row 1"),
+    ({"choice_1": "TCP", "match_1": "Transport", "choice_2": "", "match_2": "Network"},
+     "A matching question pairs at least 2 items with their options."),
+])
+def test_a_matching_question_the_editor_cannot_save_says_why_and_writes_nothing(learner, learner_client, rows, message):
+    own = QuestionSet.objects.create(title="Mine", owner=learner)
+    data = {"stem": "Match.", "kind": "matching", "explanation": "", "topics": "", "op": "save", **rows}
+    refused = learner_client.post(reverse("new_question", args=[own.pk]), data)
+    assert refused.status_code == 400 and message in refused.content.decode()
+    assert not own.questions.exists()
+
+
+def test_an_edited_matching_question_keeps_its_rows_and_what_they_mean(learner, learner_client):
+    own = QuestionSet.objects.create(title="Mine", owner=learner)
+    question = make_matching_question(own)
+    before = {c.text: c.pk for c in question.choices.all()}
+    data = {"stem": question.stem, "kind": "matching", "explanation": "", "topics": "", "op": "save",
+            "choice_1": "TCP", "match_1": "Transport", "choice_2": "IP", "match_2": "Internet", "choice_3": "", "match_3": "Physical"}
+    assert learner_client.post(reverse("edit_question", args=[question.pk]), data).status_code == 302
+    after = {c.text: (c.pk, c.match) for c in question.choices.all()}
+    assert after == {"TCP": (before["TCP"], "Transport"), "IP": (before["IP"], "Internet"), "": (before[""], "Physical")}
+    question.refresh_from_db()
+    assert question.partial_credit is False  # the box was not ticked
+
+
+def test_a_copied_set_keeps_tolerances_pairs_and_letter_case(learner, typed_set):
+    typed_set.questions.filter(kind=Kind.SHORT_ANSWER).update(case_sensitive=True)
+    pairs = make_matching_question(QuestionSet.objects.create(title="Pairs"))
+    pairs.question_set, pairs.position = typed_set, 3
+    pairs.key = "q3"
+    pairs.save()
+
+    def rows(question_set):
+        return [
+            (q.kind, q.partial_credit, q.case_sensitive,
+             [(c.text, c.is_correct, c.weight, c.tolerance, c.match) for c in q.choices.order_by("position")])
+            for q in question_set.questions.order_by("position")
+        ]
+
+    copy = duplicate_set(typed_set, owner=learner, now=timezone.now())
+    assert rows(copy) == rows(typed_set) and len(rows(copy)) == 3

@@ -139,12 +139,15 @@ def duplicate_set(question_set, *, owner, now):
     copies = Question.objects.bulk_create(
         Question(
             question_set=copy, key=new_key("q"), position=n, stem=q.stem, explanation=q.explanation,
-            kind=q.kind, partial_credit=q.partial_credit,
+            kind=q.kind, partial_credit=q.partial_credit, case_sensitive=q.case_sensitive,
         )
         for n, q in enumerate(originals, start=1)
     )
     Choice.objects.bulk_create(
-        Choice(question=new, text=c.text, is_correct=c.is_correct, weight=c.weight, position=c.position)
+        Choice(
+            question=new, text=c.text, is_correct=c.is_correct, weight=c.weight, tolerance=c.tolerance, match=c.match,
+            position=c.position,
+        )
         for old, new in zip(originals, copies)
         for c in old.choices.all()
     )

@@ -5,7 +5,9 @@ and topic names within the import limits. Each problem is reported on the field 
 
 The question form's choice rows are numbered fields (`choice_1`, `choice_2`, ...), each with a
 `correct` radio button (one right answer) or checkbox (choose N, select all that apply) and,
-under partial credit, a `weight_N` percentage; adding, removing and moving rows, and changing
+under partial credit, a `weight_N` percentage; a typed question's rows are accepted answers
+(`weight_N` its credit, `tolerance_N` for a number), a matching question's are pairs (the item
+`choice_N`, empty for an extra option, and the option `match_N`); adding, removing and moving rows, and changing
 the kind, is a round trip (`rearranged`) that re-renders the form without validating or saving,
 so it works without JavaScript.
 """
@@ -17,7 +19,14 @@ from django import forms
 
 from quiz.content.documents import MAX_FILE_BYTES, MAX_TEXT, ContentError, topic_names
 from quiz.models import Visibility
-from quiz.models.kinds import SEVERAL_PICKS, TRUE_FALSE_TEXTS, TYPED, QuestionKind, kind_problem
+from quiz.models.kinds import (
+    PARTIAL_CREDIT_KINDS,
+    SEVERAL_PICKS,
+    TRUE_FALSE_TEXTS,
+    TYPED,
+    QuestionKind,
+    kind_problem,
+)
 
 MAX_CHOICES = 12
 NEW_QUESTION_CHOICES = 4
@@ -47,10 +56,6 @@ def topics_text(item):
     return ", ".join(topic.name for topic in item.topics.all())
 
 
-# The kinds written in a file for now (matching): the editor sends their authors there.
-FILE_ONLY = {QuestionKind.MATCHING}
-
-
 class RightChoicesField(forms.TypedMultipleChoiceField):
     """The numbers of the choices marked right; an empty value (no radio ticked) is none."""
 
@@ -62,21 +67,21 @@ class QuestionForm(forms.Form):
     stem = _text("Question", rows=3)
     # Not required: a form from before kinds existed (or a script) sends none, meaning single answer.
     kind = forms.ChoiceField(
-        label="Kind", choices=[c for c in QuestionKind.choices if c[0] not in FILE_ONLY], initial=QuestionKind.SINGLE,
-        required=False,
+        label="Kind", choices=QuestionKind.choices, initial=QuestionKind.SINGLE, required=False,
     )
     partial_credit = forms.BooleanField(
         label="Partial credit", required=False,
         help_text="Select all that apply: each pick earns its choice's weight (by default +1/k for each right "
         "choice, -1/k for each wrong one, k the right ones); never below nothing.",
     )
+    PAIRS_HELP = "Each right pair earns its share of the mark; without partial credit, only every pair right earns it."
     case_sensitive = forms.BooleanField(label="Letter case matters", required=False)
     explanation = _text("Explanation", required=False, help_text="Shown after the learner answers.")
     topics = TopicsField()
 
     def __init__(self, data=None, *, rows=None, **kwargs):
-        """`rows` are the (text, is_correct[, weight as the percentage the form shows]) choices an
-        unbound form shows; a bound form reads its rows from `data`."""
+        """`rows` are the (text, is_correct[, weight as the percentage the form shows[, tolerance[,
+        option]]]) choices an unbound form shows; a bound form reads its rows from `data`."""
         super().__init__(data, **kwargs)
         count = _row_count(data) if data is not None else len(rows)
         for number in range(1, count + 1):
@@ -88,6 +93,9 @@ class QuestionForm(forms.Form):
             self.fields[f"tolerance_{number}"] = forms.DecimalField(
                 label=f"Tolerance of value {number}", required=False, min_value=0, max_digits=20, decimal_places=10,
             )
+            self.fields[f"match_{number}"] = forms.CharField(
+                label=f"Option of item {number}", required=False, max_length=MAX_TEXT,
+            )
         # The right choices' numbers: one radio button, or a checkbox each for the kinds with several.
         self.fields["correct"] = RightChoicesField(
             label="Correct choice", coerce=int, required=False, choices=[(n, n) for n in range(1, count + 1)]
@@ -96,6 +104,7 @@ class QuestionForm(forms.Form):
             self.initial.update((f"choice_{n}", row[0]) for n, row in enumerate(rows, start=1))
             self.initial.update((f"weight_{n}", row[2]) for n, row in enumerate(rows, start=1) if len(row) > 2)
             self.initial.update((f"tolerance_{n}", row[3]) for n, row in enumerate(rows, start=1) if len(row) > 3)
+            self.initial.update((f"match_{n}", row[4]) for n, row in enumerate(rows, start=1) if len(row) > 4)
             self.initial["correct"] = [n for n, row in enumerate(rows, start=1) if row[1]]
         self.choice_count = count
 
@@ -105,7 +114,9 @@ class QuestionForm(forms.Form):
             "stem": question.stem, "explanation": question.explanation, "topics": topics_text(question),
             "kind": question.kind, "partial_credit": question.partial_credit, "case_sensitive": question.case_sensitive,
         }
-        rows = [(c.text, c.is_correct, _percent(c.weight), _plain_number(c.tolerance)) for c in question.choices.all()]
+        rows = [
+            (c.text, c.is_correct, _percent(c.weight), _plain_number(c.tolerance), c.match) for c in question.choices.all()
+        ]
         return cls(initial=initial, rows=rows)
 
     @classmethod
@@ -121,13 +132,14 @@ class QuestionForm(forms.Form):
         correct = set(data.getlist("correct")) if hasattr(data, "getlist") else {data.get("correct", "")}
         # Weights stay as typed (a percentage, or text the save will refuse with a message).
         rows = [
-            (data.get(f"choice_{n}", ""), str(n) in correct, data.get(f"weight_{n}") or None, data.get(f"tolerance_{n}") or None)
+            (data.get(f"choice_{n}", ""), str(n) in correct, data.get(f"weight_{n}") or None,
+             data.get(f"tolerance_{n}") or None, data.get(f"match_{n}", ""))
             for n in range(1, count + 1)
         ]
         action, _, number = operation.partition("-")
         index = int(number) - 1 if number.isascii() and number.isdigit() else -1
         if action == "add" and count < MAX_CHOICES:
-            rows.append(("", False, None, None))
+            rows.append(("", False, None, None, ""))
         elif action == "remove" and 0 <= index < count:
             rows.pop(index)
         elif action in ("up", "down") and 0 <= index < count:
@@ -137,8 +149,10 @@ class QuestionForm(forms.Form):
         elif action == "kind" and data.get("kind") == QuestionKind.TRUE_FALSE:
             was_true = next((right for text, right, *_ in rows if text == TRUE_FALSE_TEXTS[0]), False)
             rows = [(TRUE_FALSE_TEXTS[0], was_true, None), (TRUE_FALSE_TEXTS[1], not was_true, None)]
+        # Partial credit stays ticked only where the new kind has it.
+        partial = bool(data.get("partial_credit")) and data.get("kind") in PARTIAL_CREDIT_KINDS
         initial = {name: data.get(name, "") for name in ("stem", "explanation", "topics", "kind")}
-        initial["partial_credit"] = bool(data.get("partial_credit"))
+        initial["partial_credit"] = partial
         initial["case_sensitive"] = bool(data.get("case_sensitive"))
         return cls(initial=initial, rows=rows)
 
@@ -163,11 +177,24 @@ class QuestionForm(forms.Form):
         return self.current_kind in TYPED
 
     @property
+    def matching(self):
+        """A matching question: its rows are pairs (item, option), none marked."""
+        return self.current_kind == QuestionKind.MATCHING
+
+    @property
+    def offers_partial_credit(self):
+        return self.current_kind in PARTIAL_CREDIT_KINDS
+
+    @property
+    def partial_credit_help(self):
+        return self.PAIRS_HELP if self.matching else self.fields["partial_credit"].help_text
+
+    @property
     def choice_rows(self):
-        """[(number, text field, is marked correct, weight field, tolerance field)] for the template."""
+        """[(number, text field, is marked correct, weight field, tolerance field, option field)] for the template."""
         marked = {str(value) for value in (self["correct"].value() or [])}
         return [
-            (n, self[f"choice_{n}"], str(n) in marked, self[f"weight_{n}"], self[f"tolerance_{n}"])
+            (n, self[f"choice_{n}"], str(n) in marked, self[f"weight_{n}"], self[f"tolerance_{n}"], self[f"match_{n}"])
             for n in range(1, self.choice_count + 1)
         ]
 
@@ -176,6 +203,9 @@ class QuestionForm(forms.Form):
 
     def clean(self):
         cleaned = super().clean()
+        kind = cleaned.get("kind") or QuestionKind.SINGLE
+        if kind == QuestionKind.MATCHING:
+            return self._clean_pairs(cleaned)
         texts = {}
         for number in range(1, self.choice_count + 1):
             name = f"choice_{number}"
@@ -186,7 +216,7 @@ class QuestionForm(forms.Form):
                 self.add_error(name, f"Same text as choice {texts[text]}: learners could not tell them apart.")
             elif text is not None:
                 texts[text] = number
-        correct, kind = cleaned.get("correct") or [], cleaned.get("kind") or QuestionKind.SINGLE
+        correct = cleaned.get("correct") or []
         if kind in TYPED:
             return self._clean_accepted(cleaned, kind)
         if self.choice_count < 2:
@@ -206,7 +236,6 @@ class QuestionForm(forms.Form):
             self.add_error(None, f"{problem[0].upper()}{problem[1:]}.")
         return cleaned
 
-
     def _clean_accepted(self, cleaned, kind):
         """A typed question's rows: accepted answers with their credit (empty: 100%) and, for a
         number, its tolerance; right means full credit. The importers' rules check them."""
@@ -219,6 +248,31 @@ class QuestionForm(forms.Form):
             answer = (cleaned.get(f"choice_{n}"), share is None or share >= 1, share)
             cleaned["choices"].append((*answer, tolerance or Decimal(0)) if kind == QuestionKind.NUMERICAL else answer)
         if not self.errors and (problem := kind_problem(kind, cleaned["choices"])):
+            self.add_error(None, f"{problem[0].upper()}{problem[1:]}.")
+        return cleaned
+
+    def _clean_pairs(self, cleaned):
+        """A matching question's rows: an item (its text) with the option it pairs with; a row
+        with an option and no item is an extra option, which pairs with nothing. The learner
+        sees each option once, so two items may share one."""
+        cleaned["case_sensitive"] = False
+        cleaned["partial_credit"] = bool(cleaned.get("partial_credit"))
+        items, pairs = {}, []
+        for n in range(1, self.choice_count + 1):
+            item, option = cleaned.get(f"choice_{n}"), cleaned.get(f"match_{n}")
+            if item is None or option is None:
+                continue  # refused by its field already
+            if not item and not option:
+                self.add_error(f"choice_{n}", f"Row {n} is empty: write an item and its option, or remove the row.")
+            elif not option:
+                self.add_error(f"match_{n}", f"Item {n} needs the option it pairs with.")
+            elif item in items:
+                self.add_error(f"choice_{n}", f"Same item as row {items[item]}: learners could not tell them apart.")
+            else:
+                items[item] = n
+            pairs.append((item, bool(item), None, None, option))
+        cleaned["choices"] = pairs
+        if not self.errors and (problem := kind_problem(QuestionKind.MATCHING, pairs, partial_credit=cleaned["partial_credit"])):
             self.add_error(None, f"{problem[0].upper()}{problem[1:]}.")
         return cleaned
 

@@ -49,3 +49,9 @@ def page_url(context, number):
     query = context["request"].GET.copy()
     query["page"] = number
     return "?" + query.urlencode()
+
+
+@register.filter
+def plain_number(value):
+    """A stored decimal as an author writes it: 0.0100000000 as "0.01", 100 as "100" (not "1E+2")."""
+    return "" if value is None else f"{value.normalize():f}"

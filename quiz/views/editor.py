@@ -21,7 +21,7 @@ from django.views.decorators.http import (
 from django_htmx.http import reswap, retarget
 
 from quiz.editor import changes
-from quiz.editor.forms import FILE_ONLY, CardForm, QuestionForm
+from quiz.editor.forms import CardForm, QuestionForm
 from quiz.lib.http import navigate, render_page
 from quiz.models import Choice, QuestionSet
 
@@ -91,10 +91,6 @@ def _question_editor(request, question_set, question):
     """GET shows the form; POST either changes its choice rows (add, remove, move: the form
     comes back, nothing saved) or saves it (`op=save`, also what Enter sends)."""
     operation = request.POST.get("op", "save")
-    if question is not None and question.kind in FILE_ONLY:
-        messages.info(request, f"“{question.get_kind_display()}” questions are edited in a file for now: download the set "
-                      "as JSON or GIFT, change it, and import it again.")
-        return redirect("edit_set", question_set.pk)
     if request.method == "GET":
         form = QuestionForm.for_question(question) if question else QuestionForm.blank()
     elif operation != "save":

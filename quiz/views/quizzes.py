@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from quiz.forms import AnswerForm, FlagForm, StartAttemptForm
 from quiz.lib.http import navigate, render_page
-from quiz.models import Assignment, Attempt, AttemptSlot, MockExam, Question, QuestionSet, ReviewLog, score_by_topic
+from quiz.models import Assignment, Attempt, AttemptSlot, MockExam, QuestionSet, ReviewLog, score_by_topic
 from quiz.study.answers import submit_answer
 from quiz.study.catch_up import finish_and_release
 
