@@ -102,3 +102,61 @@ def test_anki_reads_back_every_front_and_back_it_writes(written):
     document = read_back(text, "any.txt", "anki")
 
     assert [(card.front, card.back) for card in document.items] == [(c["front"], c["back"]) for c in written]
+
+
+# Typed and matching questions in the line formats: a text is written so that it reads back as it
+# is, or the export is refused (ExportError) naming why; never misread. One line each, as these
+# formats write every text.
+LINE = st.text(CHARACTERS.filter(lambda c: c not in "\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"), min_size=1, max_size=30)
+LINE = LINE.map(lambda text: " ".join(text.split())).filter(bool)
+
+
+@st.composite
+def typed_or_matching(draw):
+    if draw(st.booleans()):
+        texts = draw(st.lists(LINE, min_size=1, max_size=3, unique=True))
+        credits = [None] + [draw(st.sampled_from([None, 50, 12.5])) for _ in texts[1:]]
+        choices = [{"text": text, "correct": credit is None} | ({"weight": credit} if credit else {})
+                   for text, credit in zip(texts, credits)]
+        return {"stem": draw(LINE), "explanation": draw(LINE), "kind": "short_answer", "choices": choices}
+    items = draw(st.lists(LINE, min_size=2, max_size=3, unique=True))
+    choices = [{"text": item, "correct": True, "match": draw(LINE)} for item in items]
+    return {"stem": draw(LINE), "explanation": draw(LINE), "kind": "matching", "choices": choices}
+
+
+def as_written(question):
+    def choice(c):
+        if question["kind"] == "matching":
+            return (c["text"], c["match"])
+        return (c["text"], c.get("weight"))
+    return question["kind"], [choice(c) for c in question["choices"]]
+
+
+def as_read(question):
+    def choice(c):
+        if question.kind == "matching":
+            return (c[0], c[4])
+        weight = c[2] if len(c) > 2 else None
+        return (c[0], None if weight is None else float(weight * 100))
+    return question.kind, [choice(c) for c in question.choices]
+
+
+@settings(max_examples=150, deadline=None)
+@given(typed_or_matching())
+@example({"stem": "s", "explanation": "- x -> y", "kind": "matching",
+          "choices": [{"text": "a", "correct": True, "match": "b"}, {"text": "c", "correct": True, "match": "d"}]})
+@example({"stem": "s", "explanation": "Correct answer: a", "kind": "matching",
+          "choices": [{"text": "a", "correct": True, "match": "b"}, {"text": "c", "correct": True, "match": "d"}]})
+@example({"stem": "s", "explanation": "e", "kind": "short_answer",
+          "choices": [{"text": "a (Correct answer)", "correct": True}, {"text": "b (5%)", "correct": False, "weight": 50}]})
+def test_typed_and_matching_questions_read_back_from_csv_and_the_quiz_document_or_are_refused(question):
+    from quiz.content.documents import ExportError
+    from quiz.content.quiz_format import write_quiz
+
+    for write, name, format in ((write_questions_table, "any.csv", "csv"), (write_quiz, "any.txt", "quiz")):
+        try:
+            text = write({"title": "Any", "questions": [question]})
+        except ExportError:
+            continue
+        [read] = read_back(text, name, format).items
+        assert as_read(read) == as_written(question)

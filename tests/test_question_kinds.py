@@ -390,7 +390,8 @@ def test_csv_reads_a_kind_column_and_answers_such_as_a_c():
 
     with pytest.raises(ContentError) as refused:
         parse_table(text, "kinds.csv", "x")
-    assert str(refused.value) == "kinds.csv:5: the kind 'essay' is none of: single, choose, select_all, select_all_partial, true_false"
+    assert str(refused.value) == ("kinds.csv:5: the kind 'essay' is none of: single, choose, select_all, select_all_partial, "
+                                  "true_false, short_answer, short_answer_case_sensitive, numerical, matching, matching_partial")
 
     [document], _ = parse_table(text.rsplit("Bad kind", 1)[0], "kinds.csv", "x")
     assert [(q.kind, q.partial_credit, [c[1] for c in q.choices]) for q in document.items] == [

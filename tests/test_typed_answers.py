@@ -136,7 +136,7 @@ def test_a_typed_answer_a_file_gets_wrong_is_refused_with_its_line(text, message
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("format", ["json", "gift"])
+@pytest.mark.parametrize("format", ["json", "gift", "csv"])
 def test_typed_questions_are_written_and_read_back_as_they_are(tmp_path, format):
     from quiz.content import import_documents
     from quiz.content.export import export_one
@@ -145,6 +145,8 @@ def test_typed_questions_are_written_and_read_back_as_they_are(tmp_path, format)
     path.write_text(MOODLE_GIFT, encoding="utf-8")
     import_documents([path])
     [document], _ = parse_document(MOODLE_GIFT.encode(), "moodle.gift", "gift")
+    if format == "csv":  # whose choices' own weights (Moodle's multiple answer) it cannot hold
+        Question.objects.exclude(kind__in=[Kind.NUMERICAL, Kind.SHORT_ANSWER]).delete()
     exported = export_one(QuestionSet.objects.get(), format)
     [again], _ = parse_document(exported.text.encode(), exported.file_name, format)
 
@@ -156,6 +158,104 @@ def test_typed_questions_are_written_and_read_back_as_they_are(tmp_path, format)
         return [(q.kind, [answer(*c) for c in q.choices]) for q in items if q.kind in (Kind.NUMERICAL, Kind.SHORT_ANSWER)]
 
     assert typed(again.items) == typed(document.items)
+
+
+QUIZ_DOCUMENT = """Typed things
+Question 1: Which link joins GPUs inside one server?
+Kind: short answer
+- NVLink (Correct answer)
+- NV* (50%)
+Correct answer: NVLink
+NVLink is NVIDIA's GPU-to-GPU link.
+Topics: Interconnects
+
+Question 2: Pi to two places?
+Kind: number
+- 3.14 ± 0.005 (Correct answer)
+- 3 +- 0.5 (25%)
+- 1..2 (10%)
+Correct answer: 3.14 ± 0.005
+Pi is 3.14159...
+
+Question 3: Match each protocol to its layer.
+Kind: matching, partial credit
+- TCP -> Transport
+- IP -> Network
+- -> Physical
+TCP is transport, IP network.
+
+Question 4: Which command lists the GPUs?
+Kind: short answer, case sensitive
+- nvidia-smi (Correct answer)
+Correct answer: nvidia-smi
+It ships with the driver.
+"""
+
+TYPED_CSV = (
+    "stem,answer,explanation,kind\n"
+    "Which link joins GPUs inside one server?,NVLink|NV* (50%),NVLink is NVIDIA's GPU-to-GPU link.,short_answer\n"
+    "Pi to two places?,3.14 ± 0.005|3 +- 0.5 (25%)|1..2 (10%),Pi is 3.14159...,numerical\n"
+    "Match each protocol to its layer.,TCP -> Transport|IP -> Network|-> Physical,\"TCP is transport, IP network.\",matching_partial\n"
+    "Which command lists the GPUs?,nvidia-smi,It ships with the driver.,short_answer_case_sensitive\n"
+)
+
+
+@pytest.mark.parametrize(("text", "file"), [(QUIZ_DOCUMENT, "typed.txt"), (TYPED_CSV, "typed.csv")])
+def test_the_quiz_document_and_csv_hold_typed_and_matching_questions(text, file):
+    [document], warnings = parse_document(text.encode(), file)
+    assert warnings == []
+    assert [(q.kind, q.partial_credit, q.case_sensitive) for q in document.items] == [
+        (Kind.SHORT_ANSWER, False, False), (Kind.NUMERICAL, False, False), (Kind.MATCHING, True, False),
+        (Kind.SHORT_ANSWER, False, True)]
+    short, number, pairs, command = (q.choices for q in document.items)
+    assert short == [("NVLink", True, None), ("NV*", False, Decimal("0.5"))]
+    assert number == [("3.14", True, None, Decimal("0.005")), ("3", False, Decimal("0.25"), Decimal("0.5")),
+                      ("1.5", False, Decimal("0.1"), Decimal("0.5"))]
+    assert pairs == [("TCP", True, None, None, "Transport"), ("IP", True, None, None, "Network"), ("", False, None, None, "Physical")]
+    assert command == [("nvidia-smi", True, None)]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("format", ["quiz", "csv"])
+def test_typed_and_matching_questions_go_out_and_back_through_the_line_formats(tmp_path, format):
+    from quiz.content import import_documents
+    from quiz.content.export import export_one
+
+    path = tmp_path / "typed.txt"
+    path.write_text(QUIZ_DOCUMENT, encoding="utf-8")
+    import_documents([path])
+    [document], _ = parse_document(QUIZ_DOCUMENT.encode(), "typed.txt")
+    exported = export_one(QuestionSet.objects.get(), format)
+    [again], _ = parse_document(exported.text.encode(), exported.file_name, format)
+
+    def meaning(items):
+        return [(q.kind, q.partial_credit, q.case_sensitive, q.explanation, q.choices) for q in items]
+
+    assert meaning(again.items) == meaning(document.items)
+    assert export_one(QuestionSet.objects.get(), format).text == exported.text
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("T\nQuestion 1: Link?\nKind: short answer\n- NVLink\nCorrect answer: NVLink\nWhy.\n",
+     "typed.txt:4: question q1: an accepted answer ends with (Correct answer) (full credit) or with its credit"),
+    ("T\nQuestion 1: Pi?\nKind: number\n- three (Correct answer)\nCorrect answer: three\nWhy.\n",
+     "typed.txt:4: question q1: 'three' is not a number, a number ± tolerance or a range min..max"),
+    ("T\nQuestion 1: Pair?\nKind: matching\n- TCP -> Transport\n- IP Network\nWhy.\n",
+     "typed.txt:5: question q1: a matching pair is written 'item -> option'"),
+    ("T\nQuestion 1: Pair?\nKind: matching\n- TCP -> Transport\n- IP -> Network\nCorrect answer: TCP\nWhy.\n",
+     "typed.txt:6: question q1: a matching question's pairs are its answer; leave out the 'Correct answer:' line"),
+    ("T\nQuestion 1: Pair?\nKind: matching\n- TCP -> Transport\n- -> Network\nWhy.\n",
+     "typed.txt:2: question q1: a matching question pairs at least 2 items"),
+    ("stem,answer,kind\nLink?,NVLink|,short_answer\n", "typed.csv:2: the question: an accepted answer has no text"),
+    ("stem,choices,answer,kind\nLink?,a|b,NVLink,short_answer\n",
+     "typed.csv:2: a short answer (typed) question has no choices to pick"),
+    ("stem,answer,kind\nPair?,TCP -> Transport|IP,matching\n", "typed.csv:2: the question: a matching pair is written"),
+])
+def test_a_typed_or_matching_question_a_line_format_gets_wrong_is_refused_with_its_line(text, message):
+    file = "typed.csv" if text.startswith("stem") else "typed.txt"
+    with pytest.raises(ContentError) as refused:
+        parse_document(text.encode(), file)
+    assert str(refused.value).startswith(message)
 
 
 # --- Taking one ---------------------------------------------------------------------------------
@@ -346,7 +446,7 @@ def test_a_matching_answer_earns_a_share_per_right_pair_and_its_feedback_names_e
 def test_matching_is_written_and_read_back_in_json_and_gift(tmp_path, matching_set):
     from quiz.content.export import export_one
 
-    for format in ("json", "gift"):
+    for format in ("json", "gift", "csv", "quiz"):
         exported = export_one(matching_set, format)
         [document], _ = parse_document(exported.text.encode(), exported.file_name, format)
         [question] = document.items
@@ -541,3 +641,20 @@ def test_a_copied_set_keeps_tolerances_pairs_and_letter_case(learner, typed_set)
 
     copy = duplicate_set(typed_set, owner=learner, now=timezone.now())
     assert rows(copy) == rows(typed_set) and len(rows(copy)) == 3
+
+
+@pytest.mark.parametrize(("format", "kind", "choice", "message"), [
+    ("csv", Kind.SHORT_ANSWER, {"text": "a|b", "correct": True}, "holds '|', which separates the answers in CSV"),
+    ("quiz", Kind.SHORT_ANSWER, {"text": "half (50%)", "correct": True}, "ends like a credit '(50%)'"),
+    ("quiz", Kind.MATCHING, {"text": "a -> b", "correct": True, "match": "c"}, "holds '->', which reads as the pair's arrow"),
+    ("csv", Kind.MATCHING, {"text": "a -> b", "correct": True, "match": "c"}, "holds '->', which reads as the pair's arrow"),
+])
+def test_what_a_line_format_would_misread_is_refused_on_export_naming_the_question(format, kind, choice, message):
+    from quiz.content.documents import ExportError
+    from quiz.content.quiz_format import write_quiz
+    from quiz.content.tabular_format import write_questions_table
+
+    question = {"stem": "Which?", "explanation": "Why.", "kind": kind, "choices": [choice, {"text": "x", "correct": True, "match": "y"}]}
+    with pytest.raises(ExportError) as refused:
+        {"csv": write_questions_table, "quiz": write_quiz}[format]({"title": "T", "questions": [question]})
+    assert "'Which?'" in str(refused.value) and message in str(refused.value)

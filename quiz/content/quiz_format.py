@@ -10,6 +10,13 @@ Several right answers: mark each `(Correct answer)` and name them all on one lin
 line right after the question line says otherwise: `Kind: select all` (select all that apply,
 all-or-nothing), `Kind: select all, partial credit` (+1/k for each right pick, -1/k for each
 wrong one), `Kind: true/false` (choices `True` and `False`), `Kind: choose` or `Kind: single`.
+
+Typed questions (`Kind: short answer`, `Kind: short answer, case sensitive`, `Kind: number`)
+list their accepted answers as choices: full credit ones marked `(Correct answer)` and named on
+the answer line, others ending in their credit, `- NV* (50%)`; a number may carry its tolerance,
+`- 3.14 ± 0.01`, or be a range, `- 1..5`. A matching question (`Kind: matching`, `Kind:
+matching, partial credit`) lists its pairs, `- TCP -> Transport` (`- -> Physical` an extra
+option), and has no answer line: the explanation follows the pairs. See answer_text.py.
 Pure: no database.
 """
 
@@ -17,6 +24,7 @@ import re
 
 from ..models import SourceDocument
 from ..models.kinds import TYPED, QuestionKind
+from .answer_text import accepted_answer, accepted_text, pair, pair_text, split_credit
 from .documents import (
     TOPICS_LINE,
     TOPICS_PREFIX,
@@ -47,14 +55,20 @@ ANSWERS_PREFIX = "Correct answers:"
 ANSWER_SEPARATOR = " | "
 KIND_LINE = re.compile(r"^Kind\s*:(.*)$", re.IGNORECASE)
 KIND_PREFIX = "Kind:"
-# What a `Kind:` line may say (letter case, spaces and hyphens aside): (kind, partial credit).
+# What a `Kind:` line may say (letter case, spaces and hyphens aside): (kind, partial credit, case sensitive).
 KIND_WORDS = {
-    "single": (QuestionKind.SINGLE, False),
-    "choose": (QuestionKind.CHOOSE, False),
-    "select all": (QuestionKind.SELECT_ALL, False),
-    "select all, partial credit": (QuestionKind.SELECT_ALL, True),
-    "true/false": (QuestionKind.TRUE_FALSE, False),
+    "single": (QuestionKind.SINGLE, False, False),
+    "choose": (QuestionKind.CHOOSE, False, False),
+    "select all": (QuestionKind.SELECT_ALL, False, False),
+    "select all, partial credit": (QuestionKind.SELECT_ALL, True, False),
+    "true/false": (QuestionKind.TRUE_FALSE, False, False),
+    "short answer": (QuestionKind.SHORT_ANSWER, False, False),
+    "short answer, case sensitive": (QuestionKind.SHORT_ANSWER, False, True),
+    "number": (QuestionKind.NUMERICAL, False, False),
+    "matching": (QuestionKind.MATCHING, False, False),
+    "matching, partial credit": (QuestionKind.MATCHING, True, False),
 }
+KIND_SYNONYMS = {"numerical": "number", "select all that apply": "select all"}
 
 
 def parse_quiz(lines, file, checksum):
@@ -113,14 +127,37 @@ def _parse_question(file, start, key, stem, body, warnings):
     if not stem:
         raise ContentError(file, start, f"question {key} has no text after the colon")
     check_text(stem, file, start, f"question {key}")
-    kind = _kind_line(file, key, body[0]) if body and KIND_LINE.match(body[0][1]) else None
-    body = body[1:] if kind else body
+    said = _kind_line(file, key, body[0]) if body and KIND_LINE.match(body[0][1]) else None
+    body = body[1:] if said else body
     choices = list(_leading_choices(body))
     rest = body[len(choices) :]
-    if len(choices) < 2:
+    if said and said[0] == QuestionKind.MATCHING:
+        parsed_choices = _pairs(file, start, key, choices, rest)
+        after, after_what = (choices[-1][0] if choices else start), "the pairs"
+    else:
+        typed = said is not None and said[0] in TYPED
+        parsed_choices, after = _answered_choices(file, start, key, choices, rest, typed and said[0])
+        rest, after_what = rest[1:], f"'{ANSWER_PREFIX}'"
+    explanation, topics = _explanation_and_topics(file, key, rest, after, after_what, warnings)
+    marked = sum(1 for choice in parsed_choices if choice[1])
+    kind, partial_credit, case_sensitive = said or (
+        (QuestionKind.CHOOSE, False, False) if marked > 1 else (QuestionKind.SINGLE, False, False)
+    )
+    question = ParsedQuestion(key, stem, explanation, parsed_choices, start, topics, kind=kind,
+                              partial_credit=partial_credit, case_sensitive=case_sensitive)
+    return check_question_kind(question, file, f"question {key}")
+
+
+def _answered_choices(file, start, key, choices, rest, typed_kind):
+    """The choices (or a typed question's accepted answers) checked against the `Correct
+    answer:` line that follows them: ([parsed choice], the answer line's number)."""
+    if len(choices) < (1 if typed_kind else 2):
+        what = "accepted answer(s)" if typed_kind else "choice(s)"
         raise ContentError(
-            file, start, f"question {key} has {len(choices)} choice(s) ('- ...' lines), needs at least 2"
+            file, start, f"question {key} has {len(choices)} {what} ('- ...' lines), needs at least {1 if typed_kind else 2}"
         )
+    # A typed question's lines are checked one by one first: each says what is wrong with it.
+    accepted = [_accepted(file, key, typed_kind, *choice) for choice in choices] if typed_kind else None
     marked = _marked_choices(file, start, key, choices)
     _refuse_duplicate_choices(file, key, choices)
     expected_at = choices[-1][0] + 1
@@ -141,20 +178,48 @@ def _parse_question(file, start, key, stem, body, warnings):
             f"the choices marked {CORRECT_MARKER} (name each, separated by '{ANSWER_SEPARATOR.strip()}')"
         )
         raise ContentError(file, answer_line, f"question {key}: '{ANSWER_PREFIX}' does not match {what}")
-    if len(rest) < 2:
-        raise ContentError(
-            file, answer_line + 1, f"question {key}: expected one explanation line after '{ANSWER_PREFIX}'"
-        )
-    explanation_line, explanation = rest[1]
+    if typed_kind:
+        return accepted, answer_line
+    return [(text, index in marked) for index, (_, text, _) in enumerate(choices)], answer_line
+
+
+def _accepted(file, key, kind, number, text, marked):
+    """An accepted answer's line: marked `(Correct answer)` (full credit) or ending in its credit `(50%)`."""
+    what = f"question {key}"
+    text, credit = split_credit(text, file, number, what)
+    if marked == (credit is not None):
+        raise ContentError(file, number, f"{what}: an accepted answer ends with {CORRECT_MARKER} (full credit) "
+                           "or with its credit, e.g. (50%), not both nor neither")
+    return accepted_answer(text, credit, kind, file, number, what)
+
+
+def _pairs(file, start, key, choices, rest):
+    """A matching question's `- item -> option` lines; its pairs are the answer, so no answer line follows."""
+    if rest and ANSWER_LINE.match(rest[0][1]):
+        raise ContentError(file, rest[0][0], f"question {key}: a matching question's pairs are its answer; "
+                           f"leave out the '{ANSWER_PREFIX}' line")
+    if any(marked for _, _, marked in choices):
+        number = next(number for number, _, marked in choices if marked)
+        raise ContentError(file, number, f"question {key}: a matching pair has no {CORRECT_MARKER} mark")
+    for number, text, _ in choices:
+        check_text(text, file, number, f"a pair of {key}")
+    return [pair(text, file, number, f"question {key}") for number, text, _ in choices]
+
+
+def _explanation_and_topics(file, key, rest, after, after_what, warnings):
+    """The one explanation line and the optional `Topics:` line after it; what follows is ignored with a warning."""
+    if not rest:
+        raise ContentError(file, after + 1, f"question {key}: expected one explanation line after {after_what}")
+    explanation_line, explanation = rest[0]
     if TOPICS_LINE.match(explanation):
         raise ContentError(
             file,
             explanation_line,
-            f"question {key}: expected one explanation line after '{ANSWER_PREFIX}', found a '{TOPICS_PREFIX}' line "
+            f"question {key}: expected one explanation line after {after_what}, found a '{TOPICS_PREFIX}' line "
             "(it goes after the explanation)",
         )
     check_text(explanation, file, explanation_line, f"the explanation of {key}")
-    trailing, topics = rest[2:], None
+    trailing, topics = rest[1:], None
     if trailing and (match := TOPICS_LINE.match(trailing[0][1])):
         topics = topic_names(match.group(1), file, trailing[0][0])
         trailing = trailing[1:]
@@ -166,16 +231,14 @@ def _parse_question(file, start, key, stem, body, warnings):
             message = f"question {key}: a '{TOPICS_PREFIX}' line must be the one line right after the explanation"
             raise ContentError(file, number, message)
     warnings.extend(_ignored(file, number, line, f"after the explanation of {key}") for number, line in trailing)
-    parsed_choices = [(text, index in marked) for index, (_, text, _) in enumerate(choices)]
-    kind, partial_credit = kind or ((QuestionKind.CHOOSE, False) if len(marked) > 1 else (QuestionKind.SINGLE, False))
-    question = ParsedQuestion(key, stem, explanation, parsed_choices, start, topics, kind=kind, partial_credit=partial_credit)
-    return check_question_kind(question, file, f"question {key}")
+    return explanation, topics
 
 
 def _kind_line(file, key, numbered_line):
     number, line = numbered_line
     said = " ".join(KIND_LINE.match(line).group(1).lower().replace("-", " ").split())
-    said = said.replace("true / false", "true/false").replace("true false", "true/false").replace("select all that apply", "select all")
+    said = said.replace("true / false", "true/false").replace("true false", "true/false")
+    said = KIND_SYNONYMS.get(said, said).replace("select all that apply", "select all")
     if said not in KIND_WORDS:
         raise ContentError(file, number, f"question {key}: '{KIND_PREFIX} {said}' is none of: {', '.join(KIND_WORDS)}")
     return KIND_WORDS[said]
@@ -227,13 +290,12 @@ def _kind_said(question, where):
     """The `Kind:` line's words, or None where the marks say it (one right answer: single;
     several: choose N)."""
     kind, partial = question.get("kind", QuestionKind.SINGLE), bool(question.get("partial_credit"))
-    if kind in TYPED or kind == QuestionKind.MATCHING:
-        raise ExportError(f"{where} is “{QuestionKind(kind).label}”, which a quiz document cannot hold yet; export as JSON or GIFT")
     if kind in (QuestionKind.SINGLE, QuestionKind.CHOOSE):
         return None
-    if partial and any(choice.get("weight") is not None for choice in question["choices"]):
+    if kind == QuestionKind.SELECT_ALL and partial and any(choice.get("weight") is not None for choice in question["choices"]):
         raise ExportError(f"{where} gives its choices their own weights, which a quiz document cannot hold; export as JSON or GIFT")
-    return next(word for word, meaning in KIND_WORDS.items() if meaning == (kind, partial))
+    meaning = (kind, partial, bool(question.get("case_sensitive")))
+    return next(word for word, said in KIND_WORDS.items() if said == meaning)
 
 
 def write_quiz(question_set):
@@ -261,16 +323,30 @@ def _question_text(number, question):
     lines = [f"Question {number}: {one_line(question['stem'])}"]
     if (said := _kind_said(question, where)) is not None:
         lines.append(f"{KIND_PREFIX} {said}")
-    for choice in question["choices"]:
-        text = one_line(choice["text"])
-        if not choice["correct"] and MARKER_AT_END.search(text):
-            raise ExportError(f"{where}: a wrong choice ends with {CORRECT_MARKER}")
+    kind = question.get("kind", QuestionKind.SINGLE)
+    if kind == QuestionKind.MATCHING:
+        if CHOICE_LINE.match(explanation) or ANSWER_LINE.match(explanation):  # it follows the pairs directly
+            raise ExportError(f"{where}: its explanation would read as a pair or an answer line; export as JSON or GIFT")
+        lines += [f"- {pair_text({**choice, 'text': one_line(choice['text']), 'match': one_line(choice['match'])}, where)}" for choice in question["choices"]]
+        return _with_explanation_and_topics(lines, explanation, question, where)
+    texts = [
+        accepted_text({**choice, "text": one_line(choice["text"])}, kind, where) if kind in TYPED else one_line(choice["text"])
+        for choice in question["choices"]
+    ]
+    for choice, text in zip(question["choices"], texts):
+        if MARKER_AT_END.search(text) and not (choice["correct"] and kind not in TYPED):
+            raise ExportError(f"{where}: {'an answer' if kind in TYPED else 'a wrong choice'} ends with {CORRECT_MARKER}")
         lines.append(f"- {text} {CORRECT_MARKER}" if choice["correct"] else f"- {text}")
-    rights = [one_line(choice["text"]) for choice in question["choices"] if choice["correct"]]
+    rights = [text for choice, text in zip(question["choices"], texts) if choice["correct"]]
     if len(rights) > 1 and any(ANSWER_SEPARATOR.strip() in text for text in rights):
         raise ExportError(f"{where}: a right choice holds '{ANSWER_SEPARATOR.strip()}', which separates the right answers")
     prefix = ANSWER_PREFIX if len(rights) == 1 else ANSWERS_PREFIX
-    lines += [f"{prefix} {ANSWER_SEPARATOR.join(rights)}", explanation]
+    lines.append(f"{prefix} {ANSWER_SEPARATOR.join(rights)}")
+    return _with_explanation_and_topics(lines, explanation, question, where)
+
+
+def _with_explanation_and_topics(lines, explanation, question, where):
+    lines.append(explanation)
     if question.get("topics"):
         lines.append(f"{TOPICS_PREFIX} {topics_text(question['topics'], where)}")
     return "\n".join(lines)

@@ -11,7 +11,6 @@ has side effects; there is no database access.
 
 import codecs
 import hashlib
-import itertools
 from pathlib import Path
 
 from .aiken_format import looks_like_aiken, parse_aiken
@@ -20,7 +19,7 @@ from .deck_format import parse_deck
 from .documents import MAX_FILE_BYTES, ContentError, check_item_count
 from .gift_format import looks_like_gift, parse_gift
 from .json_format import parse_export
-from .quiz_format import CHOICE_LINE, QUESTION_LINE, parse_quiz
+from .quiz_format import CHOICE_LINE, KIND_LINE, QUESTION_LINE, parse_quiz
 from .tabular_format import looks_like_table, parse_table
 
 
@@ -117,14 +116,16 @@ def refuse_if_cut_off(text, lines, file):
 
 
 def looks_like_quiz(lines):
-    """A `Question N:` line whose next non-blank line is a `- choice` line.
+    """A `Question N:` line whose next non-blank line is a `- choice` line, or a `Kind:` line
+    and then a `- choice` line.
 
     A `Question N:` line alone is not enough: a flashcard may well start with one, and its
     next paragraph is an answer, not a list of choices.
     """
     stripped = [line.strip() for line in lines if line.strip()]
     return any(
-        QUESTION_LINE.match(line) and CHOICE_LINE.match(following) for line, following in itertools.pairwise(stripped)
+        QUESTION_LINE.match(line) and (CHOICE_LINE.match(following) or (KIND_LINE.match(following) and CHOICE_LINE.match(after)))
+        for line, following, after in zip(stripped, stripped[1:], [*stripped[2:], ""])
     )
 
 

@@ -13,7 +13,11 @@ or `a`, `b`, `c`, `d`; its `answer` is the right choice's letter, number or text
 of them separated by commas (`A,C`). An optional `kind` column says what kind each question
 is: `single` (the default with one answer), `choose` (the default with several: "Choose
 two."), `select_all`, `select_all_partial` (select all that apply with partial credit, +1/k
-for each right pick and -1/k for each wrong one) or `true_false` (choices True and False). A table of
+for each right pick and -1/k for each wrong one) or `true_false` (choices True and False).
+The kinds without choices to pick, `short_answer`, `short_answer_case_sensitive`, `numerical`,
+`matching` and `matching_partial`, hold their answers in the `answer` cell, separated by `|`
+(`NVLink|NV* (50%)`, `3.14 ± 0.01`, `TCP -> Transport|IP -> Network|-> Physical`: see
+answer_text.py), and their choice cells stay empty. A table of
 cards has `front` and `back`, and optionally `misconception` and `correction` (both or
 neither: a card without them is studied but never drilled as "Myth or fact?"). `topics`
 (comma-separated) is optional in both. Unknown columns are ignored with a warning. Parsed
@@ -26,6 +30,7 @@ import re
 
 from ..models import SourceDocument
 from ..models.kinds import TYPED, QuestionKind
+from .answer_text import accepted_answer, accepted_text, pair, pair_text, split_credit
 from .documents import (
     ContentError,
     ExportError,
@@ -55,14 +60,22 @@ QUESTION_COLUMNS = {
     "kind": {"kind", "type", "question type"},
     "topics": TOPICS,
 }
-# The `kind` column's words: (kind, partial credit).
+# The `kind` column's words: (kind, partial credit, case sensitive).
 KIND_WORDS = {
-    "single": (QuestionKind.SINGLE, False),
-    "choose": (QuestionKind.CHOOSE, False),
-    "select_all": (QuestionKind.SELECT_ALL, False),
-    "select_all_partial": (QuestionKind.SELECT_ALL, True),
-    "true_false": (QuestionKind.TRUE_FALSE, False),
+    "single": (QuestionKind.SINGLE, False, False),
+    "choose": (QuestionKind.CHOOSE, False, False),
+    "select_all": (QuestionKind.SELECT_ALL, False, False),
+    "select_all_partial": (QuestionKind.SELECT_ALL, True, False),
+    "true_false": (QuestionKind.TRUE_FALSE, False, False),
+    "short_answer": (QuestionKind.SHORT_ANSWER, False, False),
+    "short_answer_case_sensitive": (QuestionKind.SHORT_ANSWER, False, True),
+    "numerical": (QuestionKind.NUMERICAL, False, False),
+    "matching": (QuestionKind.MATCHING, False, False),
+    "matching_partial": (QuestionKind.MATCHING, True, False),
 }
+KIND_SYNONYMS = {"number": "numerical"}
+# Kinds whose answers are all in the answer cell, with no choices to pick from.
+ANSWERED_IN_CELL = {*TYPED, QuestionKind.MATCHING}
 CARD_COLUMNS = {
     "front": {"front", "question", "term", "prompt"},
     "back": {"back", "answer", "definition"},
@@ -119,7 +132,9 @@ def _columns_of(header):
             choices.append((int(match.group(1)), index))
         elif match := LETTER_CHOICE.match(name):
             choices.append((ord(match.group(1)) - ord("a") + 1, index))
-    has_choices = choices or any(name in QUESTION_COLUMNS["choices"] for name in names)
+    # Choices make a table of questions; so does a stem or kind column (typed questions have no choices).
+    question_only = QUESTION_COLUMNS["choices"] | QUESTION_COLUMNS["kind"] | {"stem", "question text"}
+    has_choices = choices or any(name in question_only for name in names)
     kind = SourceDocument.Kind.QUIZ if has_choices else SourceDocument.Kind.DECK
     synonyms = QUESTION_COLUMNS if has_choices else CARD_COLUMNS
     fields = {}
@@ -216,24 +231,44 @@ class _Table:
         stem = self._cell(cells, "stem", line, required=True)
         answer = self._cell(cells, "answer", line, required=True)
         choices = self._choices(cells, line)
-        if len(choices) < 2:
-            raise ContentError(self.file, line, f"the question has {len(choices)} choice(s), needs at least 2")
-        rights = self._right_choices(answer, choices, line)
-        parsed = check_choices([(text, position in rights) for position, text in choices], self.file, line, "the question")
-        explanation = self._cell(cells, "explanation", line)
-        kind, partial_credit = self._kind(cells, line, several=len(rights) > 1)
+        said = self._kind(cells, line)
+        if said and said[0] in ANSWERED_IN_CELL:
+            parsed = self._answers_in_cell(answer, choices, said[0], line)
+        else:
+            if len(choices) < 2:
+                raise ContentError(self.file, line, f"the question has {len(choices)} choice(s), needs at least 2")
+            rights = self._right_choices(answer, choices, line)
+            parsed = check_choices([(text, position in rights) for position, text in choices], self.file, line, "the question")
+        several = sum(1 for choice in parsed if choice[1]) > 1
+        kind, partial_credit, case_sensitive = said or ((QuestionKind.CHOOSE if several else QuestionKind.SINGLE), False, False)
         question = ParsedQuestion(
-            f"q{number}", stem, explanation, parsed, line, self._topics(cells, line), kind=kind, partial_credit=partial_credit
+            f"q{number}", stem, self._cell(cells, "explanation", line), parsed, line, self._topics(cells, line),
+            kind=kind, partial_credit=partial_credit, case_sensitive=case_sensitive,
         )
         return check_question_kind(question, self.file)
 
-    def _kind(self, cells, line, several):
+    def _kind(self, cells, line):
+        """The kind column's (kind, partial credit, case sensitive), or None where it is empty."""
         word = self._cell(cells, "kind", line).lower().replace(" ", "_").replace("-", "_")
         if not word:
-            return (QuestionKind.CHOOSE, False) if several else (QuestionKind.SINGLE, False)
+            return None
+        word = KIND_SYNONYMS.get(word, word)
         if word not in KIND_WORDS:
             raise ContentError(self.file, line, f"the kind {shorten(word)!r} is none of: {', '.join(KIND_WORDS)}")
         return KIND_WORDS[word]
+
+    def _answers_in_cell(self, answer, choices, kind, line):
+        """A typed question's accepted answers (`NVLink|NV* (50%)`) or a matching question's pairs
+        (`TCP -> Transport|-> Physical`), from the answer cell."""
+        label = QuestionKind(kind).label.lower()
+        if choices:
+            raise ContentError(self.file, line, f"a {label} question has no choices to pick: leave the choice cells "
+                               f"empty and write its answers in the answer cell, separated by '{CHOICE_SEPARATOR}'")
+        parts = [part.strip() for part in answer.split(CHOICE_SEPARATOR)]
+        if kind == QuestionKind.MATCHING:
+            return [pair(part, self.file, line, "the question") for part in parts]
+        return [accepted_answer(*split_credit(part, self.file, line, "the question"), kind, self.file, line, "the question")
+                for part in parts]
 
     def _right_choices(self, answer, choices, line):
         """The positions the answer names: one choice (`_right_choice`), or several separated by
@@ -287,43 +322,59 @@ def write_questions_table(question_set):
 
     One column per choice (`choice1`..), so a choice may hold the `|` a `choices` column
     splits at, and the answer is the right choice's text, which no letter or number
-    overrides (several right choices: their numbers, `1,3`). A `kind` column only when a
-    question is not single-answer. The title is not written: the parser takes it from the
-    file name."""
+    overrides (several right choices: their numbers, `1,3`). A typed or matching question's
+    answers are its answer cell, separated by `|`. A `kind` column only when a question is not
+    single-answer. The title is not written: the parser takes it from the file name."""
     questions = question_set["questions"]
-    width = max((len(question["choices"]) for question in questions), default=2)
+    picked = [question for question in questions if question.get("kind") not in ANSWERED_IN_CELL]
     with_kind = any(question.get("kind", QuestionKind.SINGLE) != QuestionKind.SINGLE for question in questions)
-    for question in questions:
-        if question.get("kind") in (*TYPED, QuestionKind.MATCHING):
-            _kind_word(question, f"the question {shorten(one_line(question['stem']))!r}")
+    width = max((len(question["choices"]) for question in picked), default=0 if with_kind else 2)
     header = ["stem", *(f"choice{number}" for number in range(1, width + 1)), "answer", "explanation", "topics"]
     rows = [_question_row(question, width, with_kind) for question in questions]
     return _csv_text([header + (["kind"] if with_kind else []), *rows])
 
 
 def _question_row(question, width, with_kind):
-    texts = [_cell(choice["text"]) for choice in question["choices"]]
     where = f"the question {shorten(one_line(question['stem']))!r}"
-    rights = [number for number, choice in enumerate(question["choices"], start=1) if choice["correct"]]
-    if len(rights) == 1:
-        right = texts[rights[0] - 1]
+    if question.get("kind") in ANSWERED_IN_CELL:
+        texts, right = [], _answer_cell(question, where)
     else:
-        if any(text.isascii() and text.isdigit() for text in texts):
-            raise ExportError(f"{where}: a choice is a bare number, which its answer's numbers would name; export as JSON")
-        right = ",".join(str(number) for number in rights)
+        texts = [_cell(choice["text"]) for choice in question["choices"]]
+        right = _right_cell(question, texts, where)
     topics = topics_text(question.get("topics") or [], where)
     padding = [""] * (width - len(texts))
     row = [_cell(question["stem"]), *texts, *padding, right, _cell(question["explanation"]), topics]
     return row + [_kind_word(question, where)] if with_kind else row
 
 
+def _right_cell(question, texts, where):
+    rights = [number for number, choice in enumerate(question["choices"], start=1) if choice["correct"]]
+    if len(rights) == 1:
+        return texts[rights[0] - 1]
+    if any(text.isascii() and text.isdigit() for text in texts):
+        raise ExportError(f"{where}: a choice is a bare number, which its answer's numbers would name; export as JSON")
+    return ",".join(str(number) for number in rights)
+
+
+def _answer_cell(question, where):
+    """`NVLink|NV* (50%)` or `TCP -> Transport|-> Physical`: each answer one line, none holding `|`."""
+    kind, parts = question["kind"], []
+    for choice in question["choices"]:
+        choice = {**choice, "text": one_line(choice["text"]), "match": one_line(choice.get("match") or "")}
+        part = pair_text(choice, where) if kind == QuestionKind.MATCHING else accepted_text(choice, kind, where)
+        if CHOICE_SEPARATOR in part:
+            raise ExportError(f"{where}: the answer {shorten(part)!r} holds '{CHOICE_SEPARATOR}', which separates "
+                              "the answers in CSV; export as JSON or GIFT")
+        parts.append(part)
+    return CHOICE_SEPARATOR.join(parts)
+
+
 def _kind_word(question, where):
     kind, partial = question.get("kind", QuestionKind.SINGLE), bool(question.get("partial_credit"))
-    if kind in TYPED or kind == QuestionKind.MATCHING:
-        raise ExportError(f"{where} is “{QuestionKind(kind).label}”, which CSV cannot hold yet; export as JSON or GIFT")
-    if partial and any(choice.get("weight") is not None for choice in question["choices"]):
+    if kind == QuestionKind.SELECT_ALL and partial and any(choice.get("weight") is not None for choice in question["choices"]):
         raise ExportError(f"{where} gives its choices their own weights, which CSV cannot hold; export as JSON or GIFT")
-    return next(word for word, meaning in KIND_WORDS.items() if meaning == (kind, partial))
+    meaning = (kind, partial, bool(question.get("case_sensitive")))
+    return next(word for word, said in KIND_WORDS.items() if said == meaning)
 
 
 def write_cards_table(deck):
