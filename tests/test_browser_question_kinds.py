@@ -133,3 +133,24 @@ def test_a_matching_question_with_a_select_per_item_and_its_feedback(page):
         page.set_viewport_size({"width": width, "height": 800})
         page.emulate_media(color_scheme=scheme)
         page.screenshot(path=str(ARTIFACTS / f"matching-{width}-{scheme}.png"), full_page=True)
+
+
+def test_a_matching_question_by_keyboard_alone(page):
+    from quiz.models import Attempt
+
+    make_matching_question(QuestionSet.objects.create(title="Layers"))
+    log_in(page, "kai")
+    page.get_by_role("button", name="Start quiz").first.click()
+    selects = page.locator("form.answer-form select")
+    expect(selects).to_have_count(2)
+    selects.first.focus()
+    page.keyboard.press("ArrowDown")  # arrow keys pick an option in a closed select
+    expect(selects.first).not_to_have_value("")
+    page.keyboard.press("Tab")  # on to the next item
+    page.keyboard.press("ArrowDown")
+    expect(selects.last).not_to_have_value("")
+    page.keyboard.press("Enter")  # submits, as in a text box
+
+    expect(page.locator(".verdict")).to_be_visible()
+    slot = Attempt.objects.get(user__username="kai").slots.get()
+    assert slot.is_answered and len(slot.chosen_numbers) == 2

@@ -37,7 +37,19 @@
     return null;
   }
 
+  // Enter on a matching question's select submits the answer, as Enter in a text box does
+  // (browsers submit a form on Enter in an input, not in a select). Arrow keys pick the option.
+  function submitFromSelect(event) {
+    var select = event.target;
+    if (event.key !== "Enter" || !select.matches || !select.matches("form.answer-form select")) return false;
+    event.preventDefault();
+    var button = select.form.querySelector('button[type="submit"]:not([name="choice"])');
+    if (select.form.reportValidity()) select.form.requestSubmit(button);
+    return true;
+  }
+
   document.addEventListener("keydown", function (event) {
+    if (submitFromSelect(event)) return;
     if (event.altKey || isTyping(event.target)) return;
     var name = keyName(event);
     // Enter and Space on a focused control already act on it.
