@@ -133,7 +133,7 @@ def test_a_multi_line_answer_block_comments_and_crlf_with_a_bom():
         ("::Q One?{=a ~b}\n", "quiz.gift:1: the question name is not closed"),
         ("{=a ~b}\n", "quiz.gift:1: the question has no text before its answer block"),
         ("One?{maybe =a ~b}\n", "quiz.gift:1: expected '=' or '~' before each answer"),
-        ("Essay?{}\n", "quiz.gift: no multiple-choice or true/false question to import (1 skipped)"),
+        ("Essay?{}\n", "quiz.gift: no question to import (1 skipped)"),
     ],
 )
 def test_a_malformed_question_is_refused_with_its_file_and_line(text, message):

@@ -1,4 +1,4 @@
-"""Moodle's GIFT format: the multiple-choice and true/false questions of a GIFT file.
+"""Moodle's GIFT format: every kind of question the app has, read and written as Moodle does.
 
     // a comment line
     $CATEGORY: Networking/Routing
@@ -22,11 +22,15 @@ What the app reads, as Moodle does where Moodle has the kind:
   would take any one of them as right; several `=` is how the app writes choose N);
 * no `=` and `%` weights (`~%50%A ~%50%B ~%-100%C`): Moodle's multiple-answer question, here
   select all that apply with partial credit; an answer without a weight weighs 0;
-* true/false (`{T}`, `{TRUE}`, `{F}`, `{FALSE}`): a true/false question.
-Every other kind (essay `{}`, numerical `{#...}`, matching `->`, short answer with only `=`
-answers, `%` weights beside a `=`, descriptions without braces) is skipped with a warning naming
-its line, never silently dropped. The explanation is the general feedback or, without one, the
-right answers' feedback. A `$CATEGORY:` names the topic of the questions after it. Pure: no database.
+* true/false (`{T}`, `{TRUE}`, `{F}`, `{FALSE}`): a true/false question;
+* only `=` answers (`{=NVLink =%50%NV*}`): a short answer question;
+* `{#3.14:0.01}`, `{#1..5}`, `{#=2000:0 =%50%1990:10}`: a numerical question;
+* `{=TCP -> Transport = -> Physical}`: a matching question, partial credit per pair;
+* an answer block inside the text: Moodle's "missing word", shown with a blank in its place.
+Essays (`{}`), `%` weights beside a `=` and descriptions without braces are skipped with a
+warning naming their line, never silently dropped. The explanation is the general feedback or,
+without one, the right answers' feedback. A `$CATEGORY:` names the topic of the questions after
+it. Pure: no database.
 """
 
 import re
@@ -100,7 +104,7 @@ def parse_gift(text, file, checksum):
                 questions.append(question)
     problems.raise_if_any()
     if not questions:
-        raise ContentError(file, None, f"no multiple-choice or true/false question to import ({len(warnings)} skipped)")
+        raise ContentError(file, None, f"no question to import ({len(warnings)} skipped)")
     document = ParsedDocument(
         file, SourceDocument.Kind.QUIZ, title_from_file_name(file), source_file_name(file), checksum, questions
     )
