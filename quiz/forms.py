@@ -15,6 +15,7 @@ from django.utils import timezone
 from quiz.lib.days import start_of_day
 from quiz.models import Assignment, Attempt, Classroom, QuestionPool, QuestionSet, Topic, User
 from quiz.models.kinds import SEVERAL_PICKS, TYPED, QuestionKind, picks_problem, typed_problem
+from quiz.models.users import RETENTION_RANGE
 
 
 def id_from_form(text):
@@ -24,6 +25,34 @@ def id_from_form(text):
 
 
 # --- Accounts, answering and rating -----------------------------------------------------------
+
+class PercentField(forms.IntegerField):
+    """A share the database stores as 0.85, typed and shown as the percentage people say, 85.
+    A share typed as such ("0.85", as these fields took before) is read as that share: no
+    percentage this field accepts is below 1, so the two never meet."""
+
+    def __init__(self, *, limits=RETENTION_RANGE, **kwargs):
+        low, high = (round(limit * 100) for limit in limits)
+        kwargs.setdefault("help_text", f"A percentage from {low} to {high}.")
+        super().__init__(min_value=low, max_value=high, widget=forms.NumberInput(attrs={"step": "1"}), **kwargs)
+
+    def prepare_value(self, value):
+        return round(value * 100) if isinstance(value, float) else value
+
+    def to_python(self, value):
+        text = str(value or "").strip().rstrip("%").strip()
+        try:
+            share = float(text) if text else None
+        except ValueError:
+            share = None
+        if share is not None and 0 < share < 1 and share * 100 == round(share * 100):
+            text = str(round(share * 100))
+        return super().to_python(text)
+
+    def clean(self, value):
+        number = super().clean(value)
+        return None if number is None else number / 100
+
 
 EMAIL_HELP = "Optional. Only used to send you a link if you forget your password."
 
@@ -175,6 +204,10 @@ def time_zone_choices():
 class StudySettingsForm(forms.ModelForm):
     time_zone = forms.ChoiceField(choices=time_zone_choices, help_text="Daily limits reset at your midnight.")
     new_cards_per_day = forms.IntegerField(min_value=0, max_value=9999, label="New cards per day")
+    desired_retention = PercentField(
+        label="Desired retention (%)",
+        help_text="The chance of recalling an item when it comes due, from 70 to 97. Higher means more reviews.",
+    )
 
     class Meta:
         model = User
@@ -412,9 +445,8 @@ class AttemptFilterForm(forms.Form):
 
 class ExamForm(forms.ModelForm):
     exam_date = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), label="Exam date")
-    target_retention = forms.FloatField(
-        min_value=0.7, max_value=0.99, label="Target recall", help_text="Between 0.7 and 0.99; 0.9 means 90%.",
-        widget=forms.NumberInput(attrs={"step": "0.01"}),
+    target_retention = PercentField(
+        label="Exam target (%)", help_text="The share of your bank to recall on exam day, from 70 to 97.",
     )
 
     class Meta:

@@ -243,13 +243,14 @@ def test_exam_day_recall_and_reviews_per_day(client, learner, clock):
     assert learner.exam_date == datetime(2025, 1, 25).date()
     # One item, predicted under 90% on the 25th; the reviews a day come from the simulator,
     # loaded after the page (a link without JavaScript), never from a rule of thumb.
-    assert "1 studied item would be below your 90% target by then." in html
+    assert "Without more study, 1 of the items you have studied would be below 90% recall by then." in html
     assert f'hx-get="{reverse("exam_plan")}" hx-trigger="load"' in html
     assert "reviews-per-day" not in html
     lazy = client.get(reverse("exam_plan"), headers={"HX-Request": "true"}).content.decode()
     plan = workload.exam_plan(learner, date(2025, 1, 15))
     assert lazy.lstrip().startswith('<p data-testid="exam-plan">')  # the summary alone, no page around it
-    assert f"<strong>{round(plan.reviews_per_day)}</strong> reviews a day" in lazy
+    reviews = max(1, round(plan.reviews_per_day))
+    assert f"<strong>{reviews} review{'s' if reviews != 1 else ''} a day</strong>" in lazy
     memory = MemoryState.objects.get(user=learner)
     exam_recall = scheduling.retrievability(memory, datetime(2025, 1, 25, tzinfo=UTC))
     assert f"<td>Memory</td><td>{percent_of(exam_recall)}%</td>" in html

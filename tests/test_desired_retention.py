@@ -75,12 +75,30 @@ def test_settings_save_a_retention_in_range_and_refuse_one_outside(learner, lear
     url = reverse("study_settings")
     form = {"time_zone": "UTC", "new_cards_per_day": 20}
 
-    assert learner_client.post(url, {**form, "desired_retention": "0.85"}).status_code == 302
-    refused = learner_client.post(url, {**form, "desired_retention": "0.99"})
-
+    assert learner_client.post(url, {**form, "desired_retention": "85"}).status_code == 302
+    refused = learner_client.post(url, {**form, "desired_retention": "99"})
     learner.refresh_from_db()
     assert learner.desired_retention == 0.85
-    assert refused.status_code == 400 and "0.97" in refused.content.decode()
+    assert refused.status_code == 400 and "less than or equal to 97" in refused.content.decode()
+    page = learner_client.get(url).content.decode()
+    assert 'name="desired_retention" value="85"' in page  # shown as the percentage it was typed as
+
+
+@pytest.mark.parametrize(("typed", "stored"), [("85", 0.85), ("85%", 0.85), ("0.85", 0.85), ("70", 0.7), ("97", 0.97)])
+def test_a_retention_is_typed_as_a_percentage_or_as_the_share_it_was_before(learner, learner_client, typed, stored):
+    form = {"time_zone": "UTC", "new_cards_per_day": 20, "desired_retention": typed}
+    assert learner_client.post(reverse("study_settings"), form).status_code == 302
+    learner.refresh_from_db()
+    assert learner.desired_retention == stored
+
+
+@pytest.mark.parametrize("typed", ["69", "98", "0.5", "85.5", "eighty", ""])
+def test_a_retention_outside_the_one_range_is_refused_on_both_forms(learner, learner_client, typed):
+    settings = {"time_zone": "UTC", "new_cards_per_day": 20, "desired_retention": typed}
+    assert learner_client.post(reverse("study_settings"), settings).status_code == 400
+    learner_client.post(reverse("exam_settings"), {"exam_date": "2099-01-01", "target_retention": typed})
+    learner.refresh_from_db()
+    assert (learner.desired_retention, learner.target_retention, learner.exam_date) == (0.9, 0.9, None)
 
 
 def test_the_database_refuses_a_retention_outside_the_range(learner):
@@ -94,7 +112,8 @@ def test_the_workload_estimate_compares_choices_and_suggests_one(learner, learne
 
     page = learner_client.get(reverse("workload_estimate")).content.decode()
 
-    assert "85% (yours)" in page and "Suggested:" in page
+    assert "85% (yours)" in page and "Suggested desired retention: <strong>" in page
+    assert "the one that costs the least study time" in page  # no exam date: the cost optimum
     for retention in ("80%", "90%", "95%"):
         assert retention in page
 

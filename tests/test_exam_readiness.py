@@ -37,7 +37,7 @@ def test_the_predicted_score_is_the_mean_exam_day_recall_with_unstudied_question
     recalls = [scheduling.retrievability(m, exam_moment) for m in MemoryState.objects.filter(user=learner)]
     expected = round(sum(recalls) / 4 * 100)  # two of four questions studied: the others count 0
     assert f'data-testid="set-score">{expected}%</td>' in html
-    assert f"Predicted score on the day: <strong>{expected}%</strong>" in html
+    assert f"Predicted score if you stop studying today: <strong>{expected}%</strong>" in html
     assert expected < 50
 
 
@@ -54,7 +54,7 @@ def test_the_overall_score_covers_every_set_not_one_page_of_the_home(db, clock, 
     with django_assert_max_num_queries(22):  # the home's fixed count, one grouped query for the bank
         html = client.get(reverse("home")).content.decode()
 
-    assert f"Predicted score on the day: <strong>{round(recall / 10 * 100)}%</strong>" in html
+    assert f"Predicted score if you stop studying today: <strong>{round(recall / 10 * 100)}%</strong>" in html
     assert "the 5 sets you can practise" in html
     assert "Set 4</td>" in html  # the studied set is in the table though not on the home's first page
 
@@ -94,8 +94,9 @@ def test_the_plan_page_shows_the_simulated_reviews_per_day(db, clock):
     html = logged_in(learner).get(reverse("exam_plan")).content.decode()
 
     plan = workload.exam_plan(learner, date(2025, 1, 15))
-    assert f"About <strong>{plan.reviews_per_day:.0f}</strong> reviews a day" in html
-    assert f"<strong>{round(plan.retention * 100)}%</strong>" in html
+    assert f"To recall 85% of your bank on the day (your target): about\n  <strong>{plan.daily_reviews} review" in html
+    assert f"with a desired retention of <strong>{round(plan.retention * 100)}%</strong>" in html
+    assert f"within the first {plan.first_sight_days} day" in html
 
 
 def test_the_plan_is_simulated_once_a_day_until_what_it_depends_on_changes(db, monkeypatch):
@@ -132,4 +133,31 @@ def test_retired_questions_are_out_of_the_predicted_score(db, clock):
     html = logged_in(learner).get(reverse("home")).content.decode()
 
     recall = scheduling.retrievability(MemoryState.objects.get(user=learner, question=kept), datetime(2025, 1, 25, tzinfo=UTC))
-    assert f"Predicted score on the day: <strong>{round(recall * 100)}%</strong>" in html  # one current question, not 3/1
+    assert f"Predicted score if you stop studying today: <strong>{round(recall * 100)}%</strong>" in html  # one current question, not 3/1
+
+
+def test_the_plan_reads_once_with_singulars_and_the_days_to_see_every_item(db):
+    from django.template.loader import render_to_string
+
+    learner = make_user("alice", exam_date=EXAM, target_retention=0.9, desired_retention=0.85)
+    plan = workload.ExamPlan(days_left=60, bank=20, new_per_day=20, retention=0.78, reviews_per_day=0.6,
+                             minutes_per_day=0.4, predicted_score=0.91)
+
+    text = " ".join(render_to_string("quiz/exam_plan.html#plan-summary", {"plan": plan, "user": learner}).split())
+
+    assert "about <strong>1 review a day</strong>, about 1 minute, with a desired retention of <strong>78%</strong>" in text
+    assert "(yours is 85%: " in text and "Every item is seen once within the first 1 day," in text
+    assert "first sights" not in text and "about 91% of the bank is recalled on the day" in text
+
+
+def test_the_plan_and_the_workload_page_suggest_one_and_the_same_retention(db, clock):
+    learner = make_user("alice", exam_date=EXAM, target_retention=0.85)
+    make_deck("Bank", cards=30)
+    client = logged_in(learner)
+
+    plan = workload.exam_plan(learner, date(2025, 1, 15))
+    page = client.get(reverse("workload_estimate")).content.decode()
+    suggested = f"Suggested desired retention: <strong>{round(plan.retention * 100)}%</strong>"
+    assert plan.retention is not None and suggested in page
+    assert "the lowest that reaches your exam target of 85%" in page
+    assert f"desired retention of <strong>{round(plan.retention * 100)}%</strong>" in client.get(reverse("exam_plan")).content.decode()

@@ -315,7 +315,7 @@ def test_an_override_is_due_after_it_opens(learner, teacher):
     ))
 
 
-@pytest.mark.parametrize("retention", [0.5, 1.0])
+@pytest.mark.parametrize("retention", [0.5, 0.98, 1.0])
 def test_the_target_retention_stays_in_its_range(learner, retention):
     _refused(lambda: User.objects.filter(pk=learner.pk).update(target_retention=retention))
 

@@ -115,7 +115,7 @@ def test_a_database_from_before_the_renames_migrates_with_every_row():
         assert list(assignment.pool.entries.order_by("position").values_list("question__key", flat=True)) == ["q1", "q2"]
         alice = apps.get_model("quiz", "User").objects.get(username="alice")
         assert alice.enrollments.count() == 1
-        assert alice.target_retention == 0.99
+        assert alice.target_retention == 0.97  # 0033 brought targets into the one range, 70% to 97%
         override = apps.get_model("quiz", "AssignmentOverride").objects.get()
         assert (override.opens_at, override.due_at) == (None, T0 + timedelta(days=1))
         support = apps.get_model("quiz", "User").objects.get(username="support")

@@ -12,6 +12,10 @@ from django.utils import timezone
 
 from quiz.lib.days import start_of_day
 
+# The one range of both retentions a learner chooses (the scheduler's desired retention and the
+# exam target): FSRS's simulator is reliable from 70%, and above 97% reviews grow without bound.
+RETENTION_RANGE = (0.70, 0.97)
+
 
 class User(AbstractUser):
     """A learner, and with `is_instructor` also someone who runs classes."""
@@ -21,15 +25,17 @@ class User(AbstractUser):
         default=20, help_text="How many new flashcards a study session introduces per day"
     )
     exam_date = models.DateField(null=True, blank=True, help_text="The learner's exam day, for recall forecasts")
+    # The share of the bank the learner wants to recall on exam day: what the exam plan aims for.
     target_retention = models.FloatField(
-        default=0.9, help_text="Predicted recall to keep above on exam day (0.7 to 0.99)"
+        default=0.9, validators=[MinValueValidator(RETENTION_RANGE[0]), MaxValueValidator(RETENTION_RANGE[1])],
+        help_text="The share of your bank to recall on exam day (70% to 97%)",
     )
     # What the scheduler aims for: the predicted recall at which a review falls due. Higher means
     # more reviews; see Settings for the workload each choice costs.
     desired_retention = models.FloatField(
         default=0.9,
-        validators=[MinValueValidator(0.7), MaxValueValidator(0.97)],
-        help_text="The chance of recalling an item when it comes due (0.70 to 0.97). Higher means more reviews.",
+        validators=[MinValueValidator(RETENTION_RANGE[0]), MaxValueValidator(RETENTION_RANGE[1])],
+        help_text="The chance of recalling an item when it comes due (70% to 97%). Higher means more reviews.",
     )
     # The learner's own FSRS parameters (21 numbers) once a fit beat the defaults on their later
     # reviews (quiz.study.personal); empty: the defaults. On the user row, so choosing the
@@ -40,10 +46,11 @@ class User(AbstractUser):
     class Meta(AbstractUser.Meta):
         constraints = [
             models.CheckConstraint(
-                condition=Q(target_retention__gte=0.7, target_retention__lte=0.99), name="user_target_retention_range"
+                condition=Q(target_retention__gte=RETENTION_RANGE[0], target_retention__lte=RETENTION_RANGE[1]),
+                name="user_target_retention_range",
             ),
             models.CheckConstraint(
-                condition=Q(desired_retention__gte=0.7, desired_retention__lte=0.97),
+                condition=Q(desired_retention__gte=RETENTION_RANGE[0], desired_retention__lte=RETENTION_RANGE[1]),
                 name="user_desired_retention_range",
             ),
             # An email is optional, but one given belongs to one account only, whatever its

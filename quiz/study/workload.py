@@ -13,12 +13,12 @@ import fsrs_rs_python as simulator
 from django.core.cache import cache
 
 from quiz.models import Card, Deck, Question
+from quiz.models.users import RETENTION_RANGE
 
 from .scheduling import parameters_of
 
 RETENTION_CHOICES = (0.80, 0.85, 0.90, 0.95)
 SIMULATED_DAYS = 365
-RETENTION_RANGE = (0.70, 0.97)  # what a learner may choose, and so what a suggestion may be
 SEED = 12  # the same estimate on every visit
 
 
@@ -83,6 +83,41 @@ class ExamPlan:
     reviews_per_day: float  # reviews of items already seen plus first sights, on average
     minutes_per_day: float
     predicted_score: float  # expected share of the bank recalled on exam day
+
+    @property
+    def daily_reviews(self):
+        """Reviews a day as the page says them: a whole number, at least 1 when there are any."""
+        return max(1, round(self.reviews_per_day)) if self.reviews_per_day > 0 else 0
+
+    @property
+    def daily_minutes(self):
+        return max(1, round(self.minutes_per_day)) if self.minutes_per_day > 0 else 0
+
+    highest_retention = RETENTION_RANGE[1]  # what the plan tried last
+
+    @property
+    def first_sight_days(self):
+        """The days it takes to see every item once at `new_per_day` a day."""
+        return -(-self.bank // self.new_per_day)
+
+
+@dataclass
+class Suggestion:
+    """The one desired retention the app suggests, and why: the exam plan's when an exam date is
+    set, else the one that costs the least study time for what is remembered."""
+
+    retention: float
+    for_exam: bool  # from the exam plan (else the simulator's cost optimum)
+    reaches_target: bool = True  # False: even the highest retention falls short of the exam target
+
+
+def suggestion(user, today):
+    """One suggested desired retention for every page that suggests one (the dashboard's exam
+    plan, the workload page), so two pages never suggest two numbers."""
+    plan = exam_plan(user, today)
+    if plan is not None:
+        return Suggestion(plan.retention or plan.highest_retention, for_exam=True, reaches_target=plan.retention is not None)
+    return Suggestion(suggested_retention(user), for_exam=False)
 
 
 def exam_plan(user, today):

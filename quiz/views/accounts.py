@@ -122,9 +122,10 @@ def optimise_schedule(request):
 def workload_estimate(request):
     """What each desired retention would cost the learner, from the simulator: computed only
     when asked (a fraction of a second), never on every visit to Settings."""
+    today = timezone.now().astimezone(request.user.zone).date()
     return render(request, "quiz/workload.html", {
         "workloads": workload.expected_workload(request.user),
-        "suggested": workload.suggested_retention(request.user),
+        "suggestion": workload.suggestion(request.user, today),
         "current": request.user.desired_retention,
     })
 
