@@ -96,7 +96,7 @@ def test_a_myth_or_fact_drill(page):
 
 
 def counters(page):
-    return {name: page.get_by_test_id(f"left-{name}").inner_text() for name in ("new", "learning", "due")}
+    return {name: page.get_by_test_id(f"left-{name}").inner_text() for name in ("new", "learning", "review")}
 
 
 def counter_contrast_problems(page):
@@ -127,7 +127,7 @@ def test_a_session_on_a_phone_brings_a_card_back_and_ends_with_a_summary(page):
     page.wait_for_load_state("load")
     page.evaluate("window.stillTheSamePage = true")
     first = shown_card(page)
-    assert counters(page) == {"new": "2", "learning": "0", "due": "0"}
+    assert counters(page) == {"new": "2", "learning": "0", "review": "0"}
     assert not counter_contrast_problems(page)
     expect(page).to_have_title("Phone deck · Study · 2 left · Certify")
 
@@ -135,9 +135,9 @@ def test_a_session_on_a_phone_brings_a_card_back_and_ends_with_a_summary(page):
     expect(page.locator(".correction")).to_have_text("Why it is wrong: " + first.correction)
     expect_ratings_in_one_row(page, 390)
     page.get_by_role("button", name=re.compile("^Again")).click()  # Again: a learning step in a minute
-    expect(page.get_by_test_id("left-learning")).to_have_text("1")
-    assert counters(page) == {"new": "1", "learning": "1", "due": "0"}
-    expect(page).to_have_title("Phone deck · Study · 2 left · Certify")  # htmx took the fragment's <title>
+    expect(page.get_by_test_id("left-new")).to_have_text("1")
+    assert counters(page) == {"new": "1", "learning": "0", "review": "0"}  # the step is not due yet
+    expect(page).to_have_title("Phone deck · Study · 1 left · Certify")  # htmx took the fragment's <title>
     second = shown_card(page)
     assert second != first
 
@@ -145,7 +145,7 @@ def test_a_session_on_a_phone_brings_a_card_back_and_ends_with_a_summary(page):
     page.get_by_role("button", name=re.compile("^Easy")).click()
     # Nothing else is left: the card rated Again comes back early instead of "next review in 1 min".
     expect(page.locator(".face-front .card-text")).to_have_text(first.front)
-    assert counters(page) == {"new": "0", "learning": "1", "due": "0"}
+    assert counters(page) == {"new": "0", "learning": "1", "review": "0"}
     expect(page).to_have_title("Phone deck · Study · 1 left · Certify")
 
     page.get_by_text("Show answer").click()

@@ -521,3 +521,30 @@ def test_the_dashboard_stays_small_with_a_year_of_daily_study(client, learner, c
     # The whole page: 19 kB before the charts had axes, labels and a tooltip per bar and week, and
     # the home its "What to do now" and library; a tooltip per day would take it to 60 kB.
     assert len(html) < 40_000
+
+
+def test_due_means_one_thing_on_the_dashboard_in_review_and_on_the_deck_page(client, learner):
+    """Due: the next review at or before now, learning steps included, split as learning and review
+    wherever a count shows (the testers saw "7 due now", "7 learning · 0 due" and "All caught up")."""
+    from django.utils import timezone
+
+    deck = make_deck("Memory", cards=4)
+    learning_due, review_due, learning_later, _ = deck.cards.order_by("position")
+    question = make_question_set("Routing", questions=1).questions.get()
+    now = timezone.now()
+    rate_item(learner, learning_due, 1, now - timedelta(hours=1))  # a step due since
+    rate_item(learner, question, 1, now - timedelta(hours=1))  # a question answered wrong: due since
+    rate_item(learner, review_due, 4, now - timedelta(days=60))  # a review due since
+    rate_item(learner, learning_later, 1, now)  # a step due in a minute: not due yet
+    client.force_login(learner)
+
+    home = client.get(reverse("home")).content.decode()
+    review = client.get(reverse("review_due")).content.decode()
+    deck_page = client.get(reverse("deck", args=[deck.pk])).content.decode()
+
+    assert '<span class="stat-number" data-testid="due-total">3</span> due now' in home
+    assert "(2 learning · 1 review)" in home
+    counts = {name: int(n) for name, n in re.findall(r'data-testid="left-(\w+)">(\d+)<', review)}
+    assert counts == {"learning": 2, "review": 1}
+    assert re.search(r'data-testid="learning-count">1<', deck_page) and re.search(r'data-testid="review-count">1<', deck_page)
+    assert "2 due now" in deck_page  # the deck's cards only: the question is due in Review

@@ -24,17 +24,20 @@ def deck(db):
 
 # --- Deck page ---------------------------------------------------------------------------------
 
-def test_the_deck_page_counts_new_learning_and_due_cards(learner_client, learner, deck):
-    first, second, _ = deck.cards.order_by("position")
-    scheduling.rate(user=learner, kind=Kind.CARD, item=first, rating=1, source="study")
+def test_the_deck_page_counts_new_cards_and_those_due_now_as_learning_and_review(learner_client, learner, deck):
+    first, second, third = deck.cards.order_by("position")
+    scheduling.rate(user=learner, kind=Kind.CARD, item=first, rating=1, source="study",
+                    now=timezone.now() - timedelta(hours=1))  # a learning step due since
     scheduling.rate(user=learner, kind=Kind.CARD, item=second, rating=4, source="study",
-                    now=timezone.now() - timedelta(days=30))
+                    now=timezone.now() - timedelta(days=30))  # a review due since
+    scheduling.rate(user=learner, kind=Kind.CARD, item=third, rating=1, source="study")  # a step due in a minute: not yet
 
     html = learner_client.get(reverse("deck", args=[deck.pk])).content.decode()
 
-    assert re.search(r'data-testid="new-count">1<', html)
+    assert re.search(r'data-testid="new-count">0<', html)
     assert re.search(r'data-testid="learning-count">1<', html)
-    assert re.search(r'data-testid="due-count">1<', html)
+    assert re.search(r'data-testid="review-count">1<', html)
+    assert '<p class="muted" data-testid="due-count">2 due now' in html
 
 
 def test_the_deck_page_counts_only_my_own_study(learner_client, other_learner, deck):

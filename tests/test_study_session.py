@@ -99,15 +99,17 @@ def test_without_a_learn_ahead_window_a_learning_step_waits_until_it_is_due(lear
 # --- Counters ----------------------------------------------------------------------------------
 
 def test_the_counters_say_how_many_new_learning_and_due_cards_are_left(learner_client, learner, deck):
-    assert counters(page(learner_client, deck)) == {"new": 3, "learning": 0, "due": 0}
+    assert counters(page(learner_client, deck)) == {"new": 3, "learning": 0, "review": 0}
 
     rate(learner_client, deck, 3)  # Good on a new card: its next learning step is in 10 minutes
-    assert counters(page(learner_client, deck)) == {"new": 2, "learning": 1, "due": 0}
+    assert counters(page(learner_client, deck)) == {"new": 2, "learning": 0, "review": 0}  # not due yet
+    MemoryState.objects.filter(user=learner).update(due=timezone.now())  # the step's time has come
+    assert counters(page(learner_client, deck)) == {"new": 2, "learning": 1, "review": 0}
 
     last = deck.cards.order_by("position").last()
     scheduling.rate(user=learner, kind=Kind.CARD, item=last, rating=4, source="study",
                     now=timezone.now() - timedelta(days=60))  # a review due now
-    assert counters(page(learner_client, deck)) == {"new": 1, "learning": 1, "due": 1}
+    assert counters(page(learner_client, deck)) == {"new": 1, "learning": 1, "review": 1}
 
 
 def test_the_new_counter_stops_at_the_daily_limit(learner_client, learner, deck):
@@ -133,7 +135,7 @@ def test_an_htmx_rating_swaps_in_new_counters_and_a_new_title(learner_client, de
 
     html = response.content.decode()
     assert html.lstrip().startswith('<section id="study-item"')
-    assert counters(html) == {"new": 2, "learning": 0, "due": 0}
+    assert counters(html) == {"new": 2, "learning": 0, "review": 0}
     # htmx takes a <title> at the top level of a fragment as the tab's new title.
     assert re.search(r"</section>\s*<title>Memory deck · Study · 2 left · Certify</title>\s*$", html)
 
@@ -142,7 +144,7 @@ def test_the_review_session_has_no_new_counter(learner_client, learner, deck):
     scheduling.rate(user=learner, kind=Kind.CARD, item=deck.cards.first(), rating=4, source="study",
                     now=timezone.now() - timedelta(days=60))
 
-    assert counters(learner_client.get(reverse("review_due")).content.decode()) == {"learning": 0, "due": 1}
+    assert counters(learner_client.get(reverse("review_due")).content.decode()) == {"learning": 0, "review": 1}
 
 
 def test_the_counters_give_nothing_of_the_answer_away(learner_client, deck):
@@ -252,7 +254,7 @@ def test_study_ahead_reviews_the_cards_due_by_tomorrow_early(learner_client, lea
     assert response.status_code == 302 and response.url == study_url(deck)
     html = page(learner_client, deck)
     assert shown_item_id(html) == tomorrow.pk
-    assert counters(html) == {"new": 0, "learning": 0, "due": 1}
+    assert counters(html) == {"new": 0, "learning": 0, "review": 1}
     before = memory_of(learner, tomorrow).due
     rate(learner_client, deck, 3)
     assert memory_of(learner, tomorrow).due > before + timedelta(days=1)  # FSRS scheduled it from today
@@ -308,3 +310,17 @@ def test_the_correction_of_a_common_mistake_is_labelled(learner_client, deck):
     card = deck.cards.get(pk=shown_item_id(html))
 
     assert f'<p class="correction"><strong>Why it is wrong:</strong> {card.correction}</p>' in html
+
+
+def test_a_finished_deck_says_it_alone_is_caught_up_and_what_review_holds(learner_client, learner, deck):
+    other = make_deck("Other deck", cards=1)
+    for card in deck.cards.all():
+        scheduling.rate(user=learner, kind=Kind.CARD, item=card, rating=4, source="study")
+    scheduling.rate(user=learner, kind=Kind.CARD, item=other.cards.get(), rating=4, source="study",
+                    now=timezone.now() - timedelta(days=60))  # due now, in another deck
+
+    html = page(learner_client, deck)
+
+    assert "All caught up in this deck" in html
+    assert re.search(r'data-testid="due-elsewhere">1 item due in your\s+other decks and question sets', html)
+    assert "due-elsewhere" not in learner_client.get(reverse("review_due")).content.decode()

@@ -373,8 +373,9 @@ def count_of(queryset):
 
 class DeckQuerySet(OwnedContentQuerySet):
     def with_counts_for(self, user, now=None):
-        """Annotate card_count and, for a signed-in learner, new, learning and due-now counts,
-        each a correlated subquery on the indexed memory table (one query in all)."""
+        """Annotate card_count and, for a signed-in learner, the studied count and the due ones
+        (MemoryStateQuerySet.due) split as learning and review, each a correlated subquery on the
+        indexed memory table (one query in all)."""
         decks = self.annotate(card_count=count_of(Card.objects.current().filter(deck=OuterRef("pk"))))
         if not user.is_authenticated:
             return decks
@@ -385,8 +386,8 @@ class DeckQuerySet(OwnedContentQuerySet):
         return decks.annotate(
             # Of current cards only, so `new_count` (cards minus studied) stays right after a retirement.
             studied_count=count_of(mine.filter(card__retired_at__isnull=True)),
-            learning_count=count_of(mine.filter(phase__in=MemoryState.LEARNING_PHASES)),
-            due_count=count_of(mine.filter(phase=MemoryState.Phase.REVIEW, due__lte=now)),
+            learning_count=count_of(mine.due(now).in_learning()),
+            review_count=count_of(mine.due(now).in_review()),
         )
 
     def matching(self, text):
@@ -417,6 +418,11 @@ class Deck(OwnedContent):
     @property
     def new_count(self):
         return self.card_count - self.studied_count
+
+    @property
+    def due_count(self):
+        """Cards due now (with_counts_for): learning steps and reviews."""
+        return self.learning_count + self.review_count
 
 
 class Card(Retirable):

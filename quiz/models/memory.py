@@ -15,7 +15,15 @@ class MemoryStateQuerySet(models.QuerySet):
         return self.filter(user=user)
 
     def due(self, now):
+        """Due: the next review at or before now, learning steps included (as Anki counts). Every
+        count of due items says this, split as learning (`in_learning`) and review (`in_review`)."""
         return self.filter(due__lte=now)
+
+    def in_learning(self):
+        return self.filter(phase__in=MemoryState.LEARNING_PHASES)
+
+    def in_review(self):
+        return self.filter(phase=MemoryState.Phase.REVIEW)
 
     def last_answered_wrong(self):
         return self.filter(kind=MemoryState.Kind.QUESTION, last_rating=1)

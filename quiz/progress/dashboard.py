@@ -42,6 +42,8 @@ def dashboard_context(user, sets, decks, now, held):
         "summary": summary,
         "horizon": horizon,
         "due_count": summary.due_now,
+        "due_learning": summary.due_learning,
+        "due_review": summary.due_now - summary.due_learning,
         "mistake_count": summary.mistakes,
         "new_cards": sum(deck.new_count for deck in decks),
         "new_today_left": max(user.new_cards_per_day - new_today, 0),

@@ -113,7 +113,8 @@ class Problem:
 
 @dataclass
 class MemorySummary:
-    due_now: int = 0
+    due_now: int = 0  # MemoryStateQuerySet.due: learning steps and reviews, split below
+    due_learning: int = 0
     mistakes: int = 0
     forecast: dict = field(default_factory=dict)  # {date: count} for the next FORECAST_DAYS days
     sets: list = field(default_factory=list)
@@ -143,7 +144,7 @@ def memory_summary(*, user, now, exam_moment=None, target=0.9, horizon=None, hel
         missed=_most_missed(mine, now),
         myths=_most_believed_myths(mine),
     )
-    summary.due_now, summary.forecast = _due_forecast(mine, user, now)
+    summary.due_now, summary.due_learning, summary.forecast = _due_forecast(mine, user, now)
     return summary
 
 
@@ -240,7 +241,8 @@ def _weakest_first(mastery):
 # --- Due forecast ------------------------------------------------------------------------------------
 
 def _due_forecast(mine, user, now):
-    """(items due now, {date: items falling due that day}) over the learner's next FORECAST_DAYS days.
+    """(items due now, of which learning steps, {date: items falling due that day}) over the
+    learner's next FORECAST_DAYS days.
 
     Flashcards and questions only: what "Review due" studies; drill statements have their own drill."""
     end = start_of_day(now.astimezone(user.zone).date() + timedelta(days=FORECAST_DAYS), user.zone)
@@ -250,10 +252,14 @@ def _due_forecast(mine, user, now):
         mine.filter(kind__in=MemoryState.REVIEW_KINDS, due__lt=end)
         .order_by()
         .values(day=day)
-        .annotate(overdue=Count("pk", filter=Q(due__lte=now)), upcoming=Count("pk", filter=Q(due__gt=now)))
+        .annotate(
+            overdue=Count("pk", filter=Q(due__lte=now)),
+            learning=Count("pk", filter=Q(due__lte=now, phase__in=MemoryState.LEARNING_PHASES)),
+            upcoming=Count("pk", filter=Q(due__gt=now)),
+        )
     )
-    due_now = sum(row["overdue"] for row in rows)
-    return due_now, {EPOCH + timedelta(days=int(row["day"])): row["upcoming"] for row in rows if row["upcoming"]}
+    due_now, learning = sum(row["overdue"] for row in rows), sum(row["learning"] for row in rows)
+    return due_now, learning, {EPOCH + timedelta(days=int(row["day"])): row["upcoming"] for row in rows if row["upcoming"]}
 
 
 # --- Problem items -----------------------------------------------------------------------------------

@@ -81,19 +81,28 @@ class QueueEntry:
 
 @dataclass
 class QueueStatus:
-    """What is left in a session (Anki's three numbers: new, learning, due) and, for a finished
+    """What is left in a session (Anki's three numbers: new, learning, review) and, for a finished
     one, what comes next."""
 
     next_due: datetime | None
     new_limit_reached: bool
     new: int = 0
     learning: int = 0
-    due: int = 0
+    review: int = 0
     due_by_tomorrow: int = 0  # due before the learner's tomorrow ends, whatever its phase
+    due_for_review: int | None = None  # with `with_review_due`: what "Review due" holds now, whatever the scope
 
     @property
     def left(self):
-        return self.new + self.learning + self.due
+        return self.new + self.learning + self.review
+
+    def counting(self, entry, scope, now):
+        """The counts with the item shown among them: a learning step shown before it is due
+        (the learn-ahead window, once nothing else is left) is not due yet, yet it is left."""
+        if entry is not None and entry.memory is not None and entry.memory.due > scope.review_horizon(now):
+            queue = "learning" if entry.memory.phase in MemoryState.LEARNING_PHASES else "review"
+            setattr(self, queue, getattr(self, queue) + 1)
+        return self
 
 
 def new_items_introduced_today(user, now, kinds=(Kind.CARD,)):
@@ -183,14 +192,17 @@ def _next_new_statement(user, scope, studied, rng):
     return QueueEntry(kind, scope.cards(user).select_related("deck").get(pk=pk), memory)
 
 
-def queue_status(*, user, scope, now=None):
+def queue_status(*, user, scope, now=None, with_review_due=False):
     """What is left in the session and what comes next, in one query (subqueries on the learner's
-    row), each count bounded by the indexed memory table, never by the size of the history."""
+    row), each count bounded by the indexed memory table, never by the size of the history.
+    `with_review_due`: also count what "Review due" holds now (a finished deck says so)."""
     now = now or timezone.now()
     memories = scope.memories(user, now)
     counts = {
-        "learning": count_of(memories.filter(phase__in=MemoryState.LEARNING_PHASES, due__lte=scope.learning_horizon(now))),
-        "due": count_of(memories.filter(phase=Phase.REVIEW, due__lte=scope.review_horizon(now))),
+        # Due as everywhere (MemoryStateQuerySet.due): at or before now, or before the end of the
+        # run when studying ahead; a learning step shown early is counted by `counting`.
+        "learning": count_of(memories.filter(phase__in=MemoryState.LEARNING_PHASES, due__lte=scope.review_horizon(now))),
+        "review": count_of(memories.filter(phase=Phase.REVIEW, due__lte=scope.review_horizon(now))),
         "due_by_tomorrow": count_of(memories.filter(due__lt=end_of_tomorrow(user, now))),
         "next_due": Subquery(memories.order_by("due").values("due")[:1]),
     }
@@ -202,6 +214,9 @@ def queue_status(*, user, scope, now=None):
     if scope.include_new and Kind.CARD in scope.kinds:
         studied = MemoryState.objects.filter(user=user, kind=Kind.CARD, card=OuterRef("pk"))
         counts["unseen"] = count_of(scope.cards(user).filter(~Exists(studied)))
+    if with_review_due:
+        review = Scope(kinds=MemoryState.REVIEW_KINDS, include_new=False)
+        counts["due_for_review"] = count_of(review.memories(user, now).due(now))
     row = User.objects.filter(pk=user.pk).values(**counts).get()
     room = max(user.new_cards_per_day - row.get("introduced", 0), 0)
     return QueueStatus(
@@ -209,8 +224,9 @@ def queue_status(*, user, scope, now=None):
         new_limit_reached="introduced" in row and room == 0,
         new=min(row.get("unseen", 0), room),
         learning=row["learning"],
-        due=row["due"],
+        review=row["review"],
         due_by_tomorrow=row["due_by_tomorrow"],
+        due_for_review=row.get("due_for_review"),
     )
 
 

@@ -183,8 +183,10 @@ def _render_study(request, session, entry, order, now, error=None, status=200):
     elif entry is not None:
         context.update(_card_context(entry, now, request.user))
     if entry is not None:
-        # Anki's three numbers, new, learning and due, left in the session (the item shown included).
-        context["status"] = queue_status(user=request.user, scope=session.scope, now=now)
+        # Anki's three numbers, new, learning and review, left in the session (the item shown included).
+        context["status"] = queue_status(user=request.user, scope=session.scope, now=now).counting(
+            entry, session.scope, now
+        )
         context["current_queue"] = _queue_of(entry)
     return _render_session(request, session, "quiz/study.html", context, now, status)
 
@@ -193,7 +195,7 @@ def _queue_of(entry):
     """Which of the three counters the item shown is counted in."""
     if entry.memory is None:
         return "new"
-    return "learning" if entry.memory.phase in MemoryState.LEARNING_PHASES else "due"
+    return "learning" if entry.memory.phase in MemoryState.LEARNING_PHASES else "review"
 
 
 def _render_session(request, session, template, context, now, status=200):
@@ -208,7 +210,9 @@ def _render_session(request, session, template, context, now, status=200):
 
 
 def _what_comes_next(user, session, now):
-    status = queue_status(user=user, scope=session.scope, now=now)
+    # "All caught up" in one deck must not read as nothing due at all: it says what Review holds.
+    one_deck = session.scope.deck is not None and session.scope.kinds == (Kind.CARD,)
+    status = queue_status(user=user, scope=session.scope, now=now, with_review_due=one_deck)
     context = {"status": status, "wait": status.next_due and until(status.next_due, now), "ahead_through": None}
     if session.studies_ahead and status.next_due is not None:
         # The last day "Study ahead" reaches, as the learner's calendar says it.
