@@ -85,6 +85,7 @@ urlpatterns = [
             path("", editor.edit_set, name="edit_set"),
             path("questions/new/", editor.new_question, name="new_question"),
             path("duplicate/", editor.duplicate_set, name="duplicate_set"),
+            path("rename/", editor.rename_set, name="rename_set"),
             path("delete/", editor.delete_set, name="delete_set"),
         ])),
         path("questions/<int:question_id>/", include([
@@ -96,6 +97,7 @@ urlpatterns = [
             path("", editor.edit_deck, name="edit_deck"),
             path("cards/new/", editor.new_card, name="new_card"),
             path("duplicate/", editor.duplicate_deck, name="duplicate_deck"),
+            path("rename/", editor.rename_deck, name="rename_deck"),
             path("delete/", editor.delete_deck, name="delete_deck"),
         ])),
         path("cards/<int:card_id>/", include([

@@ -120,6 +120,7 @@ NOT_PAGES = {
     "start_attempt": "POST only", "exam_settings": "POST only", "topic_quiz": "POST only",
     "optimise_schedule": "POST only", "undo": "POST only", "retake_mistakes": "POST only", "flag_question": "POST only",
     "share_set": "POST only", "share_deck": "POST only", "duplicate_set": "POST only", "duplicate_deck": "POST only",
+    "rename_set": "POST only", "rename_deck": "POST only",
     "move_question": "POST only", "move_card": "POST only", "start_assignment": "POST only",
     "create_classroom": "POST only", "new_join_code": "POST only", "rename_classroom": "POST only",
     "restore_classroom": "POST only", "pool_add": "POST only", "pool_entry": "POST only",

@@ -202,7 +202,7 @@ def not_mine(other_learner):
 
 @pytest.mark.parametrize("whose", ["library", "shared"])
 @pytest.mark.parametrize("name, method", [
-    ("edit_set", "get"), ("new_question", "post"), ("duplicate_set", "post"), ("delete_set", "post"),
+    ("edit_set", "get"), ("new_question", "post"), ("duplicate_set", "post"), ("delete_set", "post"), ("rename_set", "post"),
 ])
 def test_sets_not_ones_own_answer_404(learner_client, not_mine, whose, name, method):
     question_set = not_mine[whose]

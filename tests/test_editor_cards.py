@@ -240,3 +240,39 @@ def test_the_question_form_runs_a_fixed_number_of_queries(learner_client, learne
     # the question with its set; its choices; its topics
     with django_assert_num_queries(AUTH + 3):
         assert learner_client.get(reverse("edit_question", args=[question.pk])).status_code == 200
+
+
+# --- Renaming ------------------------------------------------------------------------------------
+
+def test_a_set_imported_from_a_file_is_renamed_and_a_re_import_keeps_the_new_title(learner_client, learner):
+    from quiz.content.pending import apply_pending, preview_pending, stage_import
+
+    def import_csv(text):
+        pending = stage_import(owner=learner, files=[("dc_ops.csv", text.encode())], format="csv")
+        apply_pending(pending, previewed=preview_pending(pending).fingerprint)
+
+    import_csv("stem,choices,answer\nWhich?,a|b,a\n")
+    imported = QuestionSet.objects.get(owner=learner)
+    assert imported.title == "dc ops"  # a CSV is titled from its file name
+
+    response = learner_client.post(reverse("rename_set", args=[imported.pk]), {"title": "  Data-centre operations  "})
+    import_csv("stem,choices,answer\nWhich?,a|b,a\nAnother?,c|d,d\n")
+
+    imported.refresh_from_db()
+    assert response.status_code == 302 and response["Location"] == reverse("edit_set", args=[imported.pk])
+    assert imported.title == "Data-centre operations" and imported.questions.count() == 2
+
+
+def test_a_deck_is_renamed_and_an_empty_title_is_refused_saying_why(learner_client, own_deck):
+    learner_client.post(reverse("rename_deck", args=[own_deck.pk]), {"title": "Interconnects"})
+    refused = learner_client.post(reverse("rename_deck", args=[own_deck.pk]), {"title": "   "}, follow=True)
+
+    own_deck.refresh_from_db()
+    assert own_deck.title == "Interconnects"
+    assert "Not renamed. Title: write something here." in refused.content.decode()
+
+
+def test_the_set_page_offers_renaming_without_javascript(learner_client, learner):
+    own = make_question_set("dc ops", questions=1, owner=learner)
+    page = learner_client.get(reverse("edit_set", args=[own.pk])).content.decode()
+    assert f'action="{reverse("rename_set", args=[own.pk])}"' in page and 'name="title" id="rename-title" value="dc ops"' in page

@@ -53,7 +53,7 @@ def save_document(document, *, now, owner=None):
     else:
         container = _container(Deck, document, source, now, owner)
         outcome = _save_cards(document, container)
-    title_changed = _update_title(container, document.title)
+    title_changed = _update_title(container, document.title, source)
     if source:
         _update_source(source, document, outcome.changed or title_changed, now)
     return outcome
@@ -92,8 +92,11 @@ def existing_container(model, document, owner):
     return found.order_by("pk").first()
 
 
-def _update_title(container, title):
-    if container.title == title:
+def _update_title(container, title, source):
+    """The document's title, unless the owner renamed the set or deck: a title other than the
+    one the last import gave it is theirs, and a re-import keeps it."""
+    renamed = source is not None and source.title != container.title
+    if container.title == title or renamed:
         return False
     container.title = title
     container.save(update_fields=["title"])

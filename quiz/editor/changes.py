@@ -125,6 +125,14 @@ def learners_by_item(items):
     return counts
 
 
+def rename_container(container, title):
+    """A set's or deck's new title; a re-import of its document keeps it (sync._update_title)."""
+    content_changed()
+    container.title = title
+    container.save(update_fields=["title"])
+    return container
+
+
 def copy_title(title):
     suffix, room = " (copy)", QuestionSet._meta.get_field("title").max_length
     return title[: room - len(suffix)] + suffix

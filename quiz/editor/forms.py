@@ -299,6 +299,12 @@ def _row_count(data):
     return count
 
 
+class RenameForm(forms.Form):
+    title = forms.CharField(
+        label="Title", max_length=255, error_messages={"required": "Title: write something here."},
+    )
+
+
 class CardForm(forms.Form):
     front = _text("Front")
     back = _text("Back")

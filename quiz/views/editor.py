@@ -21,7 +21,7 @@ from django.views.decorators.http import (
 from django_htmx.http import reswap, retarget
 
 from quiz.editor import changes
-from quiz.editor.forms import CardForm, QuestionForm
+from quiz.editor.forms import CardForm, QuestionForm, RenameForm
 from quiz.lib.http import navigate, render_page
 from quiz.models import Choice, QuestionSet
 
@@ -220,6 +220,28 @@ def duplicate_deck(request, deck_id):
     copy = changes.duplicate_deck(own_deck_or_404(request, deck_id), owner=request.user, now=timezone.now())
     messages.success(request, f"Made “{copy.title}”, a private copy.")
     return navigate(request, _container_url(copy))
+
+
+@require_POST
+@login_required
+def rename_set(request, set_id):
+    return _rename(request, own_set_or_404(request, set_id))
+
+
+@require_POST
+@login_required
+def rename_deck(request, deck_id):
+    return _rename(request, own_deck_or_404(request, deck_id))
+
+
+def _rename(request, container):
+    form = RenameForm(request.POST)
+    if form.is_valid():
+        changes.rename_container(container, form.cleaned_data["title"])
+        messages.success(request, f"Renamed to “{container.title}”.")
+    else:
+        messages.error(request, f"Not renamed. {' '.join(form.errors['title'])}")
+    return navigate(request, _container_url(container))
 
 
 @require_http_methods(["GET", "POST"])
