@@ -189,3 +189,17 @@
   // The builder is swapped in by HTMX after adding or moving: its select-all box too.
   document.addEventListener("htmx:afterSettle", function () { setUp(document); });
 })();
+
+// Sign-up and Settings: a time zone select marked data-browser-zone starts on the browser's own
+// zone when it is still the default (without JavaScript the learner picks it from the list).
+(function () {
+  "use strict";
+  document.addEventListener("DOMContentLoaded", function () {
+    var zone = window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;
+    document.querySelectorAll("select[data-browser-zone]").forEach(function (select) {
+      if (!zone || select.value !== select.getAttribute("data-browser-zone")) return;
+      var option = Array.prototype.find.call(select.options, function (o) { return o.value === zone; });
+      if (option) select.value = zone;
+    });
+  });
+})();
