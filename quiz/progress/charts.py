@@ -103,10 +103,16 @@ def _legend(entries):
     return ['<g class="legend">', *reversed(parts), "</g>"]
 
 
+# The group of hover targets, transparent in the markup itself: SVG's default fill is black, and
+# when this hung on a stylesheet rule that named only the bar charts, the heatmap's week columns
+# painted the whole year black. Transparent, not "none": a shape with no fill gets no hover.
+HITS = '<g class="hits" fill="transparent">'
+
+
 def _hits(titles):
     """One invisible full-height rectangle per bar, carrying its tooltip as a `<title>`."""
     step = PLOT_WIDTH / len(titles)
-    return ['<g class="hits">'] + [
+    return [HITS] + [
         f'<rect x="{round(PLOT_LEFT + index * step, 1):g}" y="{PLOT_TOP}" width="{round(step, 1):g}" height="{PLOT_HEIGHT}">'
         f"<title>{title}</title></rect>"
         for index, title in enumerate(titles)
@@ -239,7 +245,7 @@ def heatmap(activity, user, now, today):
 
 def _week_hits(first, counts):
     """One invisible rectangle per week column with the week's total as its `<title>`."""
-    parts = ['<g class="hits">']
+    parts = [HITS]
     for week in range((len(counts) + 6) // 7):
         days = counts[7 * week:7 * week + 7]
         total, active = sum(days), sum(1 for count in days if count)
