@@ -69,10 +69,45 @@ def clean_account_email(form):
     return email
 
 
+# The regions of the IANA names people live in ("Europe/Paris"); the other names (legacy aliases
+# such as "US/Eastern", "Etc/GMT+5") are listed last, under "Other".
+ZONE_REGIONS = ("Africa", "America", "Antarctica", "Asia", "Atlantic", "Australia", "Europe", "Indian", "Pacific")
+
+
+def time_zone_choices():
+    """The time zones grouped by region, each named by its place ("Argentina / Buenos Aires"),
+    UTC first: a select of about 600 names a person can scan."""
+    groups = {region: [] for region in (*ZONE_REGIONS, "Other")}
+    for name in sorted(available_timezones()):
+        region, _, place = name.partition("/")
+        if region in ZONE_REGIONS and place:
+            groups[region].append((name, place.replace("_", " ").replace("/", " / ")))
+        elif name != "UTC":
+            groups["Other"].append((name, name.replace("_", " ")))
+    return [("UTC", "UTC"), *((region, zones) for region, zones in groups.items() if zones)]
+
+
+class TimeZoneField(forms.ChoiceField):
+    def __init__(self, **kwargs):
+        kwargs.setdefault("help_text", "Daily limits reset at your midnight.")
+        super().__init__(choices=time_zone_choices, **kwargs)
+
+
 class SignUpForm(UserCreationForm):
+    # Not required: a script or an old page that sends none signs up in UTC, as before.
+    time_zone = TimeZoneField(initial="UTC", label="Time zone", required=False)
+
     class Meta(UserCreationForm.Meta):
         model = User
-        fields = ("username", "email")
+        fields = ("username", "email", "time_zone")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not self.is_bound:  # app.js puts the browser's zone in place of UTC; a re-shown form keeps the choice
+            self.fields["time_zone"].widget.attrs["data-browser-zone"] = "UTC"
+
+    def clean_time_zone(self):
+        return self.cleaned_data["time_zone"] or "UTC"
         labels = {"email": "Email"}
         help_texts = {"email": EMAIL_HELP}
 
@@ -197,12 +232,8 @@ class DrillAnswerForm(forms.Form):
     answer = forms.ChoiceField(choices=[("myth", "Myth"), ("fact", "Fact")])
 
 
-def time_zone_choices():
-    return [(name, name.replace("_", " ")) for name in sorted(available_timezones())]
-
-
 class StudySettingsForm(forms.ModelForm):
-    time_zone = forms.ChoiceField(choices=time_zone_choices, help_text="Daily limits reset at your midnight.")
+    time_zone = TimeZoneField()
     new_cards_per_day = forms.IntegerField(min_value=0, max_value=9999, label="New cards per day")
     desired_retention = PercentField(
         label="Desired retention (%)",

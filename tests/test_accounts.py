@@ -409,3 +409,26 @@ def test_a_malformed_email_setting_stops_the_start(name, value):
     code, stderr = settings_under(**{name: value})
 
     assert code != 0 and name in stderr
+
+
+def test_sign_up_offers_the_time_zones_grouped_by_region_and_keeps_the_one_chosen(client, db):
+    page = client.get(reverse("signup")).content.decode()
+    assert '<optgroup label="Europe">' in page and '<option value="Europe/Paris">Paris</option>' in page
+    assert '<option value="America/Argentina/Buenos_Aires">Argentina / Buenos Aires</option>' in page
+    assert 'data-browser-zone="UTC"' in page  # app.js starts it on the browser's zone
+
+    client.post(reverse("signup"), {"username": "paz", "time_zone": "America/Argentina/Buenos_Aires",
+                                     "password1": NEW_PASSWORD, "password2": NEW_PASSWORD})
+    assert User.objects.get(username="paz").time_zone == "America/Argentina/Buenos_Aires"
+
+
+def test_sign_up_without_a_zone_is_in_utc_and_an_unknown_one_is_refused(client, db):
+    sign_up(client, "una")
+    client.logout()
+    refused = client.post(reverse("signup"), {"username": "otto", "time_zone": "Mars/Olympus",
+                                              "password1": NEW_PASSWORD, "password2": NEW_PASSWORD})
+
+    assert User.objects.get(username="una").time_zone == "UTC"
+    assert refused.status_code == 200 and not User.objects.filter(username="otto").exists()
+    assert "Select a valid choice" in refused.content.decode()
+    assert 'data-browser-zone' not in refused.content.decode()  # the choice shown again is left alone

@@ -112,3 +112,19 @@ def test_a_learner_adds_an_email_and_changes_their_password_in_settings_on_a_pho
     expect(heading(page)).to_have_text("Your password is changed")
     assert_fits_the_screen(page)
     assert User.objects.get(username="noor").check_password(NEW_PASSWORD)
+
+
+def test_sign_up_starts_on_the_browsers_time_zone(browser, live_server):
+    context = browser.new_context(base_url=live_server.url, timezone_id="Europe/Paris")
+    page = context.new_page()
+    try:
+        page.goto("/accounts/signup/")
+        expect(page.get_by_label("Time zone")).to_have_value("Europe/Paris")
+        page.get_by_label("Username").fill("kavya")
+        page.get_by_label("Password", exact=True).fill(PASSWORD)
+        page.get_by_label("Password confirmation").fill(PASSWORD)
+        page.get_by_role("button", name="Sign up").click()
+        expect(page.get_by_text("Welcome, kavya")).to_be_visible()
+        assert User.objects.get(username="kavya").time_zone == "Europe/Paris"
+    finally:
+        context.close()
