@@ -358,6 +358,11 @@ class AssignmentForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.fields["pool"].queryset = owner.question_pools.all()
         self.fields["title"].required = False
+        if self.instance.pk is None and not self.is_bound and "pool" not in self.initial:
+            # The only pool there is is the one meant: chosen already, one step fewer.
+            pools = list(owner.question_pools.values_list("pk", flat=True)[:2])
+            if len(pools) == 1:
+                self.initial["pool"] = pools[0]
 
     @staticmethod
     def default_dates(now):

@@ -356,3 +356,13 @@ def test_a_class_name_too_long_gets_its_own_message(teacher_client):
 
     assert "at most 200 characters" in response.content.decode()
     assert not Classroom.objects.exists()
+
+
+def test_the_assignment_form_chooses_the_only_pool_and_none_of_several(teacher_client, teacher):
+    classroom = make_classroom(teacher)
+    only = make_pool(teacher)
+    url = reverse("new_assignment", args=[classroom.pk])
+
+    assert f'<option value="{only.pk}" selected>' in teacher_client.get(url).content.decode()
+    make_pool(teacher)
+    assert f'<option value="{only.pk}" selected>' not in teacher_client.get(url).content.decode()
