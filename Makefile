@@ -27,6 +27,11 @@ seed: migrate
 	$(BIN)/python manage.py import_questions fixtures/seed.json
 
 run: seed
+	@echo ""
+	@echo "  Certify is starting: open http://$(HOST):$(PORT)/ in a browser."
+	@echo "  First: sign up (the Sign up link in the menu), then press the button under \"What to do now\"."
+	@echo "  Another port: make run PORT=8080.  Stop with Ctrl+C."
+	@echo ""
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 test: install
