@@ -28,6 +28,7 @@ def test_a_question_is_edited_in_place_and_a_card_is_added(page):
     # The form replaced the question, in the same page.
     editor = page.locator(f"#question-{question.pk}.editing form")
     expect(editor.get_by_label("Question", exact=True)).to_have_value("Question 1 stem?")
+    expect(editor.get_by_label("Question", exact=True)).to_be_focused()  # not the page body
     editor.get_by_label("Question", exact=True).fill("Which link joins GPUs directly?")
     editor.get_by_role("button", name="Add a choice").click()
     editor = page.locator(f"#question-{question.pk}.editing form")

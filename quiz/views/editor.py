@@ -134,6 +134,8 @@ def _editor_form(request, template, container, item, form):
     errors when a save was refused."""
     editor_id = f"{type(item).__name__.lower()}-{item.pk}" if item else "new-item-form"
     form.auto_id = f"{editor_id}-%s"  # two editors open on one page must not share ids
+    if request.method == "GET":  # just opened ("Edit", "Add"): focus its first field (app.js), not the page
+        form.fields[next(iter(form.fields))].widget.attrs["data-autofocus"] = ""
     context = {"container": container, "item": item, "form": form, "editor_id": editor_id}
     return render_page(request, template, "editor", context, status=400 if form.errors else 200)
 
