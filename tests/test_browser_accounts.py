@@ -40,6 +40,7 @@ def test_a_learner_resets_a_forgotten_password_by_email_on_a_phone(page, mailout
     page.get_by_label("Password confirmation").fill(PASSWORD)
     page.get_by_role("button", name="Sign up").click()
     expect(page.get_by_text("Welcome, maya")).to_be_visible()
+    page.get_by_role("navigation").get_by_text("Menu", exact=True).click()  # a phone's menu is folded
     page.get_by_role("button", name="Log out").click()
 
     page.get_by_role("navigation").get_by_role("link", name="Log in").click()
@@ -91,6 +92,7 @@ def test_a_learner_adds_an_email_and_changes_their_password_in_settings_on_a_pho
     page.get_by_label("Password").fill(FACTORY_PASSWORD)
     page.get_by_role("button", name="Log in").click()
 
+    page.get_by_role("navigation").get_by_text("Menu", exact=True).click()
     page.get_by_role("navigation").get_by_role("link", name="Settings").click()
     expect(page).to_have_url(re.compile(r"/settings/$"))
     assert_fits_the_screen(page)
