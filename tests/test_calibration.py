@@ -55,7 +55,7 @@ def test_the_chart_draws_a_dot_per_filled_bin_and_weighs_the_gap_by_reviews(db):
     chart = calibration_chart(calibration(learner_reviews(learner)))
 
     assert [b.index for b in chart["bins"]] == [5, 9]
-    assert chart["dot_path"].count("z") == 2
+    assert [(point["x"], point["y"]) for point in chart["points"]] == [(100, 0), (180, 100)]
     assert chart["line_path"] == "M100 0L180 100"  # (0.5 predicted, all remembered), (0.9, half)
     assert chart["gap"] == pytest.approx((2 * 0.5 + 2 * 0.4) / 4)
 

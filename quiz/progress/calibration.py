@@ -21,8 +21,14 @@ from quiz.models import Assignment, Enrollment, MemoryState, ReviewLog
 from .charts import _safe
 
 BINS = 10
-SIZE = 200  # the chart is a square of SIZE SVG units: predicted across, actual up
-DOT = 6
+# The chart: a plot square of SIZE SVG units (predicted across, remembered up), with room on the
+# left for the y-axis title and numbers, above for a two-row legend and below for the x-axis's.
+# 280 units wide: drawn about 1:1 on a 320 px phone, where its 12-unit text is about 12 px.
+SIZE = 200
+LEFT, TOP = 60, 46
+WIDTH, HEIGHT = LEFT + SIZE + 20, TOP + SIZE + 44
+TICKS = (0, 20, 40, 60, 80, 100)  # percent, on both axes: every other bin's edge
+DOT = 4  # a point's radius
 
 
 @dataclass
@@ -96,22 +102,43 @@ def calibration(reviews):
     return bins
 
 
+def _frame():
+    """Grid, axes, tick numbers and axis titles, in the plot's own units (its origin top left):
+    numbers and fixed words only."""
+    at = [round(SIZE * tick / 100) for tick in TICKS]
+    grid = "".join(f"M0 {SIZE - a}h{SIZE}M{a} 0v{SIZE}" for a in at[1:])
+    parts = [f'<path class="grid" d="{grid}"/>', f'<path class="axis" d="M0 0V{SIZE}H{SIZE}"/>']
+    for tick, a in zip(TICKS, at):
+        parts.append(f'<text class="y-label" x="-6" y="{SIZE - a + 4}" text-anchor="end">{tick}%</text>')
+        parts.append(f'<text class="x-label" x="{a}" y="{SIZE + 16}" text-anchor="middle">{tick}%</text>')
+    parts.append(f'<text class="axis-title" x="{SIZE / 2:g}" y="{SIZE + 36}" '
+                 'text-anchor="middle">Predicted recall</text>')
+    # Turned a quarter to the left, to read upwards: its x then runs up the plot (the middle is at
+    # minus half the height) and its y across, from the plot's left edge.
+    parts.append(f'<text class="axis-title" transform="rotate(-90)" x="{-SIZE / 2:g}" y="{14 - LEFT}" '
+                 'text-anchor="middle">Remembered</text>')
+    return parts
+
+
 def calibration_chart(bins):
-    """The curve as SVG path data (a dot per bin with reviews, joined by a line, and the
-    diagonal), with the bins for the table alternative."""
+    """The curve as SVG (a point per bin with reviews, joined by a line, against the diagonal of
+    an honest model, on axes from 0% to 100%), with the bins for the table alternative."""
     filled = [b for b in bins if b.reviews]
     points = [(round(b.predicted * SIZE, 1), round(SIZE - b.actual * SIZE, 1)) for b in filled]
     line = "".join(f"{'M' if n == 0 else 'L'}{x:g} {y:g}" for n, (x, y) in enumerate(points))
-    half = DOT / 2
-    dots = "".join(f"M{x - half:g} {y - half:g}h{DOT}v{DOT}h-{DOT}z" for x, y in points)
     total = sum(b.reviews for b in filled)
     # How far off the model is, weighted by reviews: 0 for a perfectly honest one.
     gap = sum(b.reviews * abs(b.predicted - b.actual) for b in filled) / total if total else None
     return {
-        "size": SIZE,
+        "width": WIDTH,
+        "height": HEIGHT,
+        "left": LEFT,
+        "top": TOP,
+        "dot": DOT,
+        "frame": _safe(_frame()),
         "line_path": _safe([line]),
-        "dot_path": _safe([dots]),
         "diagonal_path": _safe([f"M0 {SIZE}L{SIZE} 0"]),
+        "points": [{"x": x, "y": y, "bin": b} for (x, y), b in zip(points, filled)],
         "bins": filled,
         "reviews": total,
         "gap": gap,
