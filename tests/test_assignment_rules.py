@@ -234,7 +234,7 @@ def test_feedback_after_the_due_date_is_in_no_response_before_then(learner, lear
     assert attempt.is_finished
     # The pages are there, each with what it is for...
     assert all(slot.stem in page for slot, page in zip(slots, pages[0::2]))
-    assert "hidden until" in pages[-4] and assignment.title in pages[-1]
+    assert "hidden for now: you see them on " in pages[-4] and assignment.title in pages[-1]
     # ...and none says whether an answer was right.
     for html in pages + before_submit:
         assert "Correct answer" not in html and "Not quite" not in html and "Correct!" not in html

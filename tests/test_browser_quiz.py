@@ -224,4 +224,31 @@ def test_a_deadline_days_away_counts_down_in_days_and_hours(page):
     page.reload()
 
     expect(page.locator(".timer")).to_contain_text("Time is up on ")
+    # Rounded up to the second, it says "3 days" for the first second after the reload.
     expect(page.locator(".timer-left")).to_have_text(re.compile(r"^ · 2 days 23 h left$"))
+
+
+def test_a_countdown_reads_in_minutes_and_seconds_and_turns_red_only_near_the_end(page):
+    call_command("import_questions", str(SEED), verbosity=0)
+    sign_up(page, "timed")
+    page.get_by_role("button", name="Start quiz").first.click()
+    expect_question(page, 1)
+    # Untimed, the time taken as the server wrote it, and as app.js goes on: never "0:02".
+    expect(page.locator(".timer-elapsed")).to_have_text(re.compile(r"^\d{1,2} s$"))
+
+    # A 60-minute attempt with 20 minutes left: units, no colon, not in its last stretch.
+    now = timezone.now()
+    Attempt.objects.update(started_at=now - timedelta(minutes=40), deadline=now + timedelta(minutes=20))
+    page.reload()
+    timer = page.locator(".timer")
+    expect(page.locator(".timer-left")).to_have_text(re.compile(r"^ · (19 min \d{1,2} s|20 min) left$"))
+    expect(timer).to_have_class("timer")
+
+    # Its last five minutes begin a few seconds after the reload: the page turns red as it ticks.
+    now = timezone.now()
+    deadline = now + timedelta(minutes=5, seconds=6)
+    Attempt.objects.update(started_at=deadline - timedelta(minutes=60), deadline=deadline)
+    page.reload()
+    expect(timer).to_have_class("timer")
+    expect(timer).to_have_class("timer is-ending", timeout=10_000)
+    expect(page.locator(".timer-left")).to_have_text(re.compile(r"^ · 4 min \d{1,2} s left$"))

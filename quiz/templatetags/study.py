@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from quiz.content.documents import weight_text
 from quiz.lib.days import moment_text
-from quiz.lib.durations import clock_duration, spoken_wait
+from quiz.lib.durations import clock_duration, closing_stretch, minutes_duration, spoken_wait
 from quiz.lib.numbers import percent_of
 from quiz.lib.numbers import points as plain_points
 
@@ -15,6 +15,19 @@ register = template.Library()
 register.filter("as_duration", clock_duration)
 register.filter("as_wait", spoken_wait)
 register.filter("as_moment", moment_text)
+register.filter("minutes_as_duration", minutes_duration)
+
+
+@register.filter
+def closing_at(attempt):
+    """When a timed attempt's countdown turns red: its last stretch (`closing_stretch`) begins.
+    The page gets the moment itself, so app.js needs no rule of its own."""
+    return attempt.deadline - closing_stretch(attempt.deadline - attempt.started_at)
+
+
+@register.filter
+def has_passed(moment):
+    return moment <= timezone.now()
 
 
 @register.filter

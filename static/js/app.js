@@ -123,29 +123,36 @@
 
 // A countdown for timed attempts, and the time taken so far for untimed ones. Only a display:
 // the server refuses late answers itself, and without JavaScript the page shows the deadline.
+// Durations are written as quiz/lib/durations.py's clock_duration writes them ("38 min 11 s",
+// "1 h 5 min", "2 days 23 h"): one format on the page whether the server or this wrote it.
 (function () {
   "use strict";
-  function minutesAndSeconds(seconds) {
-    return Math.floor(seconds / 60) + ":" + String(seconds % 60).padStart(2, "0");
+  function twoUnits(larger, smaller, unit) {
+    return smaller ? larger + " " + smaller + " " + unit : larger;
   }
-  // The last hour to the second; a deadline further off (one at an assignment's due date) in hours
-  // and minutes, then days and hours: "2 days 23 h", not "4319:59".
-  function timeLeft(seconds) {
-    if (seconds < 3600) return minutesAndSeconds(seconds);
-    var hours = Math.floor(seconds / 3600);
-    if (hours < 48) return hours + " h " + Math.floor((seconds % 3600) / 60) + " min";
-    return Math.floor(hours / 24) + " days " + (hours % 24) + " h";
+  function duration(seconds) {
+    var hours = Math.floor(seconds / 3600), minutes = Math.floor((seconds % 3600) / 60);
+    if (hours >= 48) return twoUnits(Math.floor(hours / 24) + " days", hours % 24, "h");
+    if (hours) return twoUnits(hours + " h", minutes, "min");
+    if (minutes) return twoUnits(minutes + " min", seconds % 60, "s");
+    return seconds + " s";
   }
   function tick() {
+    var now = Date.now();
     document.querySelectorAll("[data-started]").forEach(function (timer) {
-      var taken = Math.max(0, Math.floor((Date.now() - Date.parse(timer.getAttribute("data-started"))) / 1000));
+      var taken = Math.max(0, Math.floor((now - Date.parse(timer.getAttribute("data-started"))) / 1000));
       var label = timer.querySelector(".timer-elapsed");
-      if (label) label.textContent = minutesAndSeconds(taken);
+      if (label) label.textContent = duration(taken);
     });
     document.querySelectorAll("[data-deadline]").forEach(function (timer) {
-      var left = Math.max(0, Math.floor((Date.parse(timer.getAttribute("data-deadline")) - Date.now()) / 1000));
+      // Rounded up: "0 s left" only once the deadline has passed, so the reload below finds
+      // the attempt closed rather than a second still to go.
+      var left = Math.max(0, Math.ceil((Date.parse(timer.getAttribute("data-deadline")) - now) / 1000));
       var label = timer.querySelector(".timer-left");
-      if (label) label.textContent = " · " + timeLeft(left) + " left";
+      if (label) label.textContent = " · " + duration(left) + " left";
+      // The server says when the last stretch begins (data-ending); red only from then on.
+      var ending = timer.getAttribute("data-ending");
+      if (ending) timer.classList.toggle("is-ending", now >= Date.parse(ending));
       if (left === 0 && !timer.dataset.expired) {
         timer.dataset.expired = "1";
         window.location.reload(); // the server closes the attempt and shows the results
