@@ -18,7 +18,7 @@ from quiz.study import scheduling
 from quiz.study.mock_exam import Choices, draw, spread, start_mock_exam
 from tests.class_factories import make_classroom, make_instructor
 from tests.factories import make_question_set, make_topic, make_user
-from tests.helpers import AUTH, answer_all, logged_in, rate_item
+from tests.helpers import AUTH, HTMX, answer_all, logged_in, rate_item
 
 NOW = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
 
@@ -141,6 +141,7 @@ def test_the_draw_takes_only_questions_the_learner_may_see(db, clock):
 
     assert set(attempt.slots.values_list("question__question_set", flat=True)) == {mine.pk}
     assert attempt.question_count == 3  # the whole visible bank, not 40
+    assert attempt.deadline == NOW + timedelta(minutes=5)  # 60 * 3 / 40 = 4.5, rounded up
 
 
 def test_without_any_question_the_page_says_so_and_starts_nothing(db, clock):
@@ -217,9 +218,132 @@ def test_the_mock_exam_page_runs_a_fixed_number_of_queries(db, clock, django_ass
         answer_all(attempt, right=4, now=NOW)
         attempt.finish(now=NOW)
     client = logged_in(learner)
-    # catching up (two reads), the class exams, the open exam, a page of past exams
-    with django_assert_max_num_queries(AUTH + 5):
+    # catching up (two reads), the open exam, the bank (what the numbers give), the class
+    # exams, a page of past exams
+    with django_assert_max_num_queries(AUTH + 6):
         assert client.get(reverse("mock_exam")).status_code == 200
+
+
+# --- A bank smaller than the exam: said before it starts, the time in proportion ------------------
+
+def test_fewer_questions_than_asked_get_proportionally_less_time_rounded_up_to_the_minute():
+    asked = Choices(40, 60, 70)
+    assert asked.for_count(7) == Choices(7, 11, 70)  # 60 * 7 / 40 = 10.5
+    assert asked.for_count(20) == Choices(20, 30, 70)  # exact: not rounded up
+    assert asked.for_count(1) == Choices(1, 2, 70)  # 1.5
+    assert asked.for_count(40) is asked and asked.for_count(90) is asked
+
+
+def test_a_short_bank_starts_an_exam_of_what_it_has_on_a_clock_cut_to_match(db, clock):
+    learner = make_user("alice")
+    make_question_set(questions=7)
+
+    attempt, _ = start_mock_exam(user=learner, choices=Choices(40, 60, 70), now=NOW)
+
+    assert attempt.question_count == 7
+    assert attempt.deadline == NOW + timedelta(minutes=11)
+    assert attempt.mock_exam.minutes == 11
+    answer_all(attempt, right=7, now=NOW)
+    attempt.finish(now=NOW)
+    results = logged_in(learner).get(reverse("attempt_results", args=[attempt.pk])).content.decode()
+    assert "Time limit 11 min.</p>" in results  # the limit it had, not the 60 minutes asked for
+
+
+def test_the_page_says_what_the_bank_gives_before_the_exam_starts(db, clock):
+    learner = make_user("alice")
+    make_question_set(questions=7)
+
+    html = logged_in(learner).get(reverse("mock_exam")).content.decode()
+
+    # The defaults (40 in 60 minutes) against a bank of 7, with the numbers the form sends back.
+    assert "You can practise 7 questions now, so this exam asks\n    7, not 40" in html
+    assert '<strong data-testid="mock-plan-numbers">7 questions in 11 min</strong>' in html
+    assert '<input type="hidden" name="plan" value="7,11">' in html
+
+
+def test_a_start_with_the_numbers_the_page_showed_begins_at_once(db, clock):
+    learner = make_user("alice")
+    make_question_set(questions=7)
+
+    response = logged_in(learner).post(reverse("mock_exam"), {"questions": 40, "minutes": 60, "pass_percent": 70, "plan": "7,11"})
+
+    attempt = Attempt.objects.get(user=learner)
+    assert response.status_code == 302 and response.url == attempt.get_absolute_url()
+    assert attempt.deadline == NOW + timedelta(minutes=11)
+
+
+def test_without_javascript_other_numbers_the_bank_cannot_fill_are_shown_before_the_clock_starts(db, clock):
+    learner = make_user("alice")
+    make_question_set(questions=7)
+    client = logged_in(learner)
+    # The learner changed 40 in 60 to 10 in 20, but the page (no JavaScript) had shown 7 in 11.
+    form = {"questions": 10, "minutes": 20, "pass_percent": 70, "plan": "7,11"}
+
+    shown = client.post(reverse("mock_exam"), form)
+
+    assert shown.status_code == 200 and not Attempt.objects.filter(user=learner).exists()
+    html = shown.content.decode()
+    assert "Check the numbers before you start" in html
+    assert '<strong data-testid="mock-plan-numbers">7 questions in 14 min</strong>' in html  # 20 * 7 / 10
+    assert 'name="questions" value="10"' in html  # the learner's own numbers, kept
+
+    client.post(reverse("mock_exam"), {**form, "plan": "7,14"})
+    assert Attempt.objects.get(user=learner).deadline == NOW + timedelta(minutes=14)
+
+
+def test_numbers_the_bank_can_fill_start_at_once_whatever_the_page_showed(db, clock):
+    learner = make_user("alice")
+    make_question_set(questions=7)
+
+    logged_in(learner).post(reverse("mock_exam"), {"questions": 5, "minutes": 20, "pass_percent": 70, "plan": "7,11"})
+
+    attempt = Attempt.objects.get(user=learner)
+    assert (attempt.question_count, attempt.deadline) == (5, NOW + timedelta(minutes=20))
+
+
+@pytest.mark.parametrize("query, expected", [
+    ({"questions": 10, "minutes": 20}, "7 questions in 14 min"),
+    ({"questions": 5, "minutes": 90}, "5 questions in 1 h 30 min"),
+])
+def test_as_the_learner_types_htmx_gets_only_the_note_for_their_numbers(db, clock, query, expected):
+    learner = make_user("alice")
+    make_question_set(questions=7)
+
+    response = logged_in(learner).get(reverse("mock_exam"), query, **HTMX)
+
+    html = response.content.decode()
+    assert response.status_code == 200 and "<h1>" not in html and "Past mock exams" not in html
+    assert f'<strong data-testid="mock-plan-numbers">{expected}</strong>' in html
+    assert "HX-Request" in response["Vary"]
+
+
+@pytest.mark.parametrize("query", [{"questions": "ten"}, {"questions": 0}, {"minutes": 10**30}, {"minutes": "-5"}])
+def test_numbers_that_make_no_sense_give_the_rule_not_an_error(db, clock, query):
+    learner = make_user("alice")
+    make_question_set(questions=7)
+
+    for headers in ({}, HTMX):
+        response = logged_in(learner).get(reverse("mock_exam"), query, **headers)
+        assert response.status_code == 200
+        assert "An exam asks at most the 7 questions you can practise now" in response.content.decode()
+
+
+def test_an_instructors_exam_says_what_the_bank_gives_for_its_topics(db, clock):
+    instructor = make_instructor("teacher")
+    learner = make_user("alice")
+    classroom = make_classroom(instructor, learners=[learner])
+    tagged_bank({"Routing": 3, "Security": 30})
+    routing = make_topic("Routing")
+    ExamBlueprint.objects.create(classroom=classroom, questions=40, minutes=60, pass_percent=70, topic_weights={str(routing.pk): 1})
+    client = logged_in(learner)
+
+    page = client.get(reverse("mock_exam")).content.decode()
+    client.post(reverse("mock_exam"), {"classroom": classroom.pk})
+
+    assert "Your instructor set 40 questions in 1 h;" in page
+    assert '<strong data-testid="class-mock-plan">3 questions in 5 min</strong>' in page  # 60 * 3 / 40 = 4.5
+    attempt = Attempt.objects.get(user=learner)
+    assert (attempt.question_count, attempt.deadline) == (3, NOW + timedelta(minutes=5))
 
 
 # --- An instructor's mock exam for a class -----------------------------------------------------------
@@ -239,7 +363,7 @@ def test_an_instructor_weights_the_topics_and_a_learner_of_the_class_takes_that_
     assert ExamBlueprint.objects.get(classroom=classroom).weights == {routing.pk: 1, security.pk: 4}
 
     page = logged_in(learner).get(reverse("mock_exam")).content.decode()
-    assert 'data-testid="class-mock-exam"' in page and "10 questions in 20 minutes, pass mark 60%" in page
+    assert 'data-testid="class-mock-exam"' in page and "10 questions in 20 min</strong>,\n    pass mark 60%" in page
     logged_in(learner).post(reverse("mock_exam"), {"classroom": classroom.pk})
     attempt = Attempt.objects.get(user=learner, purpose=MockExam.PURPOSE)
     topics = Counter(slot.question.topics.get().name for slot in attempt.slots.select_related("question"))

@@ -9,8 +9,8 @@ writes the attempt, its slots and the exam's record in one transaction.
 """
 
 import random
-from collections import defaultdict
-from dataclasses import dataclass
+from collections import Counter, defaultdict
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from fractions import Fraction
 
@@ -36,6 +36,23 @@ class Choices:
     @classmethod
     def defaults(cls):
         return cls(settings.MOCK_EXAM_QUESTIONS, settings.MOCK_EXAM_MINUTES, settings.MOCK_EXAM_PASS_PERCENT)
+
+    @classmethod
+    def of(cls, blueprint):
+        return cls(blueprint.questions, blueprint.minutes, blueprint.pass_percent)
+
+    def for_count(self, count):
+        """These rules for an exam of `count` questions, when the bank gives fewer than asked:
+        the time shrinks in proportion, rounded up to the minute, so each question keeps at
+        least the time it was meant to have (7 of 40 questions in 60 minutes: 11 minutes)."""
+        if count >= self.questions:
+            return self
+        return replace(self, questions=count, minutes=-(-self.minutes * count // self.questions))
+
+    @property
+    def key(self):
+        """The numbers a learner was shown, as the form sends them back ("7,11")."""
+        return f"{self.questions},{self.minutes}"
 
 
 def spread(available, count, weights=None):
@@ -89,6 +106,13 @@ def draw(bank, count, weights=None, rng=random):
     return chosen
 
 
+def fitted(bank, choices, weights=None):
+    """The rules an exam with `choices` really gets from `bank` ([(question id, topic)], as
+    `bank_for` reads it): as many questions as `spread` can draw, in proportionally less time.
+    What the page tells the learner before they start; `start_mock_exam` gets the same."""
+    return choices.for_count(sum(spread(Counter(topic for _, topic in bank), choices.questions, weights).values()))
+
+
 def _topic_order(topic):
     return (topic is UNTAGGED, topic if topic is not UNTAGGED else 0)
 
@@ -126,6 +150,7 @@ def start_mock_exam(*, user, choices, now, weights=None, classroom_id=None, rng=
     if not bank:
         return None, False
     chosen = draw(bank, choices.questions, weights, rng)
+    choices = choices.for_count(len(chosen))  # a short bank: fewer questions, less time
     topics = dict(bank)
     questions = Question.objects.in_bulk(chosen)
     try:
