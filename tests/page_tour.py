@@ -1,7 +1,7 @@
 """Every page a learner, an instructor and a visitor reach, with realistic data behind it.
 
-One list, shared by the browser checks that must hold on every page (no sideways scroll at
-320 px, no serious axe-core violation, light and dark): `build_world()` makes the data once,
+One list, shared by the browser checks that must hold on every page (no sideways scroll and no
+serious axe-core violation at 320, 390 and 1280 px, light and dark): `build_world()` makes the data once,
 `tour(world)` yields a `TourPage` per page. `PAGES` is checked against the URL configuration
 (tests/test_browser_every_page.py), so a new page joins the tour or says why it does not.
 """
