@@ -54,7 +54,7 @@ PAGES = {
     "card_history": ("learner", lambda w: [], 2),  # paginator count; one page of cards with decks
     "attempt_results": ("learner", None, 3),  # attempt with set and user; slots with questions; their topics
     "assignment": ("teacher", lambda w: [w["assignment"].pk], 3),  # assignment; learners to pick; overrides
-    "new_assignment": ("teacher", lambda w: [w["classroom"].pk], 2),  # classroom; pools to pick from
+    "new_assignment": ("teacher", lambda w: [w["classroom"].pk], 3),  # classroom; is there one pool only (chosen); pools to pick from
     # assignment; learner; any expired attempt to close; the attempts
     "learner_attempts": ("teacher", lambda w: [w["assignment"].pk, w["learner"].pk], 4),
     # expired, to close?; the attempt; its slots with questions
