@@ -243,6 +243,7 @@ def test_a_countdown_reads_in_minutes_and_seconds_and_turns_red_only_near_the_en
     timer = page.locator(".timer")
     expect(page.locator(".timer-left")).to_have_text(re.compile(r"^ · (19 min \d{1,2} s|20 min) left$"))
     expect(timer).to_have_class("timer")
+    calm = timer.evaluate("element => getComputedStyle(element).color")
 
     # Its last five minutes begin a few seconds after the reload: the page turns red as it ticks.
     now = timezone.now()
@@ -251,4 +252,7 @@ def test_a_countdown_reads_in_minutes_and_seconds_and_turns_red_only_near_the_en
     page.reload()
     expect(timer).to_have_class("timer")
     expect(timer).to_have_class("timer is-ending", timeout=10_000)
+    red = page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--wrong').trim()")
+    ending = timer.evaluate("element => getComputedStyle(element).color")
+    assert ending != calm and red, (calm, ending)  # painted red as a person sees it, not only classed
     expect(page.locator(".timer-left")).to_have_text(re.compile(r"^ · 4 min \d{1,2} s left$"))
