@@ -100,6 +100,8 @@ class SignUpForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         model = User
         fields = ("username", "email", "time_zone")
+        labels = {"email": "Email"}
+        help_texts = {"email": EMAIL_HELP}
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -108,8 +110,6 @@ class SignUpForm(UserCreationForm):
 
     def clean_time_zone(self):
         return self.cleaned_data["time_zone"] or "UTC"
-        labels = {"email": "Email"}
-        help_texts = {"email": EMAIL_HELP}
 
     clean_email = clean_account_email
 

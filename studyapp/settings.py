@@ -146,6 +146,8 @@ LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 
 LANGUAGE_CODE = "en-us"
+# One way to write a date and a time on every page (studyapp/formats/en/formats.py).
+FORMAT_MODULE_PATH = ["studyapp.formats"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

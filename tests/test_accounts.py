@@ -432,3 +432,9 @@ def test_sign_up_without_a_zone_is_in_utc_and_an_unknown_one_is_refused(client, 
     assert refused.status_code == 200 and not User.objects.filter(username="otto").exists()
     assert "Select a valid choice" in refused.content.decode()
     assert 'data-browser-zone' not in refused.content.decode()  # the choice shown again is left alone
+
+
+def test_sign_up_names_the_email_optional(client, db):
+    page = client.get(reverse("signup")).content.decode()
+    assert ">Email:</label>" in page or ">Email</label>" in page
+    assert "Optional. Only used to send you a link if you forget your password." in page

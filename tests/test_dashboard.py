@@ -424,7 +424,7 @@ def test_with_an_exam_ahead_recall_is_predicted_for_the_exam_day(client, learner
     html = dashboard(client, learner).content.decode()
 
     assert mastery_figures(html, "decks")[1].startswith(f"recall on exam day {expected}%")
-    assert "on your exam day (Feb. 14, 2025)" in html
+    assert "on your exam day (Fri 14 Feb 2025)" in html
 
 
 def test_a_deck_counts_its_cards_and_names_its_drill_statements_apart(client, learner, clock):

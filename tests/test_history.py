@@ -125,7 +125,7 @@ def test_the_review_shows_only_the_learners_choices_while_answers_are_hidden(lea
 
     html = learner_client.get(reverse("attempt_results", args=[attempt.pk])).content.decode()
 
-    assert "hidden until" in html
+    assert "are hidden for now: you see them" in html
     assert "Your answer" in html
     for secret in ("You scored", "Correct answer", "Explanation", "Correct!", "Not quite", "right later"):
         assert secret not in html

@@ -361,7 +361,7 @@ def test_the_quiz_document_marks_several_correct_answers_and_says_the_kind():
 
 @pytest.mark.parametrize(("text", "message"), [
     ("T\n\nQuestion 1: S?\nKind: essay\n- a (Correct answer)\n- b\nCorrect answer: a\nE.\n",
-     "kinds.txt:4: question q1: 'Kind: essay' is none of: single, choose"),
+     "kinds.txt:4: question q1: 'Kind: essay' is none of: single | choose"),
     ("T\n\nQuestion 1: S?\nKind: single\n- a (Correct answer)\n- b (Correct answer)\nCorrect answers: a | b\nE.\n",
      "kinds.txt:3: question q1: a single-answer question has exactly one right choice (this one has 2)"),
     ("T\n\nQuestion 1: S?\n- a (Correct answer)\n- b (Correct answer)\n- c\nCorrect answers: a | c\nE.\n",

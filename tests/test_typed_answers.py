@@ -658,3 +658,52 @@ def test_what_a_line_format_would_misread_is_refused_on_export_naming_the_questi
     with pytest.raises(ExportError) as refused:
         {"csv": write_questions_table, "quiz": write_quiz}[format]({"title": "T", "questions": [question]})
     assert "'Which?'" in str(refused.value) and message in str(refused.value)
+
+
+# --- Found in review ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "file"), [
+    ("stem,answer,explanation,kind\nN?,5 ± 99999999999,Why,numerical\n", "n.csv"),
+    ("stem,answer,explanation,kind\nN?,0..1000000000000000000000,Why,numerical\n", "n.csv"),
+    ("stem,answer,explanation,kind\nN?,5 ± 0.00000000001,Why,numerical\n", "n.csv"),
+    ("N? {#5:99999999999}\n", "n.gift"),
+])
+def test_a_tolerance_the_database_cannot_hold_is_refused_with_its_line(text, file):
+    with pytest.raises(ContentError) as refused:
+        parse_document(text.encode(), file, file.rsplit(".", 1)[1])
+    assert f"{file}:" in str(refused.value) and "does not fit: at most 10 digits" in str(refused.value)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("format", ["csv", "quiz"])
+def test_a_letter_case_flag_on_another_kind_exports_as_if_unset(format):
+    from quiz.content.export import export_one
+
+    question_set = QuestionSet.objects.create(title="Flags")
+    question = Question.objects.create(question_set=question_set, key="q1", position=1, stem="Which?", explanation="Why.",
+                                       kind=Kind.SELECT_ALL, case_sensitive=True)
+    Choice.objects.create(question=question, text="a", is_correct=True, position=1)
+    Choice.objects.create(question=question, text="b", is_correct=False, position=2)
+
+    exported = export_one(question_set, format)
+    [document], _ = parse_document(exported.text.encode(), exported.file_name, format)
+    assert [(q.kind, q.case_sensitive) for q in document.items] == [(Kind.SELECT_ALL, False)]
+
+
+def test_the_editor_drops_a_letter_case_box_left_ticked_on_a_choice_question(learner, learner_client):
+    own = QuestionSet.objects.create(title="Mine", owner=learner)
+    data = {"stem": "Which?", "kind": "select_all", "case_sensitive": "on", "explanation": "", "topics": "", "op": "save",
+            "choice_1": "a", "choice_2": "b", "correct": ["1"]}
+    assert learner_client.post(reverse("new_question", args=[own.pk]), data).status_code == 302
+    assert own.questions.get().case_sensitive is False
+
+
+def test_a_kind_line_reads_through_odd_spacing_around_its_comma():
+    text = "T\nQuestion 1: Which?\nKind: Select all , partial credit\n- a (Correct answer)\n- b\nCorrect answer: a\nWhy.\n"
+    [document], _ = parse_document(text.encode(), "k.txt")
+    assert (document.items[0].kind, document.items[0].partial_credit) == (Kind.SELECT_ALL, True)
+
+
+def test_a_card_table_with_a_type_column_is_still_a_deck(db):
+    [document], warnings = parse_document(b"question,answer,type\nTCP?,Transport,basic\n", "cards.csv")
+    assert document.kind == "deck" and warnings == ["cards.csv:1: ignored column 'type'"]

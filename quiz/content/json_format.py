@@ -139,6 +139,7 @@ def _parse_question(file, item):
         raise ContentError(file, item.line, f'"kind" must be one of: {", ".join(QuestionKind.values)}')
     partial_credit = _flag(file, item, "partial_credit") if "partial_credit" in item else False
     case_sensitive = _flag(file, item, "case_sensitive") if "case_sensitive" in item else False
+    case_sensitive = case_sensitive and kind == QuestionKind.SHORT_ANSWER  # letter case is a short answer's only
     weighed = partial_credit or kind in TYPED  # a typed question's accepted answers weigh their credit
     if not weighed and any(len(choice) > 2 and choice[2] is not None for choice in parsed):
         raise ContentError(file, item.line, 'a choice has a "weight", which only a question with "partial_credit": true reads')

@@ -238,9 +238,11 @@ def _kind_line(file, key, numbered_line):
     number, line = numbered_line
     said = " ".join(KIND_LINE.match(line).group(1).lower().replace("-", " ").split())
     said = said.replace("true / false", "true/false").replace("true false", "true/false")
+    said = re.sub(r"\s*,\s*", ", ", said)  # "select all , partial credit"
     said = KIND_SYNONYMS.get(said, said).replace("select all that apply", "select all")
     if said not in KIND_WORDS:
-        raise ContentError(file, number, f"question {key}: '{KIND_PREFIX} {said}' is none of: {', '.join(KIND_WORDS)}")
+        # Joined with " | ": some kinds hold a comma ("select all, partial credit").
+        raise ContentError(file, number, f"question {key}: '{KIND_PREFIX} {said}' is none of: {' | '.join(KIND_WORDS)}")
     return KIND_WORDS[said]
 
 
@@ -294,7 +296,8 @@ def _kind_said(question, where):
         return None
     if kind == QuestionKind.SELECT_ALL and partial and any(choice.get("weight") is not None for choice in question["choices"]):
         raise ExportError(f"{where} gives its choices their own weights, which a quiz document cannot hold; export as JSON or GIFT")
-    meaning = (kind, partial, bool(question.get("case_sensitive")))
+    # Letter case is a short answer's only: a flag on another kind (an old row) means nothing.
+    meaning = (kind, partial, kind == QuestionKind.SHORT_ANSWER and bool(question.get("case_sensitive")))
     return next(word for word, said in KIND_WORDS.items() if said == meaning)
 
 

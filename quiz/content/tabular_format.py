@@ -132,8 +132,9 @@ def _columns_of(header):
             choices.append((int(match.group(1)), index))
         elif match := LETTER_CHOICE.match(name):
             choices.append((ord(match.group(1)) - ord("a") + 1, index))
-    # Choices make a table of questions; so does a stem or kind column (typed questions have no choices).
-    question_only = QUESTION_COLUMNS["choices"] | QUESTION_COLUMNS["kind"] | {"stem", "question text"}
+    # Choices make a table of questions; so does a `stem` column (typed questions have no choices).
+    # Not a kind column alone: card tables exported elsewhere may carry a "type" (Anki's note type).
+    question_only = QUESTION_COLUMNS["choices"] | {"stem", "question text"}
     has_choices = choices or any(name in question_only for name in names)
     kind = SourceDocument.Kind.QUIZ if has_choices else SourceDocument.Kind.DECK
     synonyms = QUESTION_COLUMNS if has_choices else CARD_COLUMNS
@@ -373,7 +374,8 @@ def _kind_word(question, where):
     kind, partial = question.get("kind", QuestionKind.SINGLE), bool(question.get("partial_credit"))
     if kind == QuestionKind.SELECT_ALL and partial and any(choice.get("weight") is not None for choice in question["choices"]):
         raise ExportError(f"{where} gives its choices their own weights, which CSV cannot hold; export as JSON or GIFT")
-    meaning = (kind, partial, bool(question.get("case_sensitive")))
+    # Letter case is a short answer's only: a flag on another kind (an old row) means nothing.
+    meaning = (kind, partial, kind == QuestionKind.SHORT_ANSWER and bool(question.get("case_sensitive")))
     return next(word for word, said in KIND_WORDS.items() if said == meaning)
 
 

@@ -222,6 +222,7 @@ class QuestionForm(forms.Form):
         if self.choice_count < 2:
             self.add_error(None, "A question needs at least 2 choices: add another.")
         partial = cleaned["partial_credit"] = bool(cleaned.get("partial_credit")) and kind == QuestionKind.SELECT_ALL
+        cleaned["case_sensitive"] = False  # a box left ticked from a short answer (no JavaScript, no Apply)
         if "correct" in self.errors:
             pass
         elif not correct:

@@ -227,6 +227,21 @@ def typed_problem(kind, typed):
     return None
 
 
+# Choice.tolerance's DecimalField(max_digits=20, decimal_places=10): digits before and after the point.
+TOLERANCE_DIGITS = (10, 10)
+
+
+def _fits(number):
+    """Whether a tolerance is stored as it is: no more digits than the column holds (a bigger one
+    cannot be written on PostgreSQL nor read back on SQLite; a finer one would be rounded away)."""
+    if not number.is_finite():
+        return False
+    sign, digits, exponent = number.normalize().as_tuple()
+    after = max(-exponent, 0)
+    before = max(len(digits) + exponent, 0) if number else 0
+    return before <= TOLERANCE_DIGITS[0] and after <= TOLERANCE_DIGITS[1]
+
+
 def accepted_problem(kind, answers):
     """What makes these accepted answers wrong for a typed kind, or None (see kind_problem)."""
     if not answers:
@@ -238,8 +253,12 @@ def accepted_problem(kind, answers):
         if kind == QuestionKind.NUMERICAL:
             if parse_number(str(answer["text"])) is None:
                 return f"the accepted value {answer['text']!r} is not a number"
-            if Decimal(str(answer.get("tolerance") or 0)) < 0:
+            tolerance = Decimal(str(answer.get("tolerance") or 0))
+            if tolerance < 0:
                 return "a tolerance is zero or more"
+            if not _fits(tolerance):
+                return (f"the tolerance {answer.get('tolerance')} does not fit: at most {TOLERANCE_DIGITS[0]} digits "
+                        f"before the point and {TOLERANCE_DIGITS[1]} after")
     if not any(credit_of(answer) >= 1 for answer in answers):
         return "no accepted answer gives full credit (100%)"
     return None
