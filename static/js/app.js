@@ -210,3 +210,15 @@
     });
   });
 })();
+
+// Escape closes the phone Menu (a <details>, which browsers leave open) and puts focus back on it.
+(function () {
+  "use strict";
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") return;
+    var menu = document.querySelector("details.nav-menu[open]");
+    if (!menu) return;
+    menu.open = false;
+    menu.querySelector("summary").focus();
+  });
+})();
