@@ -82,6 +82,11 @@ def browser():
 
 @pytest.fixture
 def page(browser, live_server, transactional_db, request):
+    # Rate limits count per address, and every browser test comes from 127.0.0.1: without this the
+    # eleventh sign-up of a run is refused ("This network is paused"), whichever test it is.
+    from django.core.cache import cache
+
+    cache.clear()
     context = browser.new_context(base_url=live_server.url, viewport={"width": 1000, "height": 800})
     context.set_default_timeout(10_000)
     page = context.new_page()
