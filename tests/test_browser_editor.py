@@ -12,6 +12,17 @@ from tests.factories import make_deck, make_question_set, make_user
 pytestmark = pytest.mark.browser
 
 
+def open_question_as_kind(page, author, width, kind):
+    """A one-question set of `author`'s, its editor open at `width` px with the kind chosen:
+    (the question, its editor form)."""
+    question = make_question_set(author.title(), questions=1, owner=make_user(author)).questions.get()
+    page.set_viewport_size({"width": width, "height": 800})
+    sign_in(page, author)
+    page.goto(f"/library/questions/{question.pk}/")
+    page.get_by_label("Kind").select_option(label=kind)
+    return question, page.locator(f"#question-{question.pk}.editing form")
+
+
 def test_a_question_is_edited_in_place_and_a_card_is_added(page):
     owner = make_user("author")
     question_set = make_question_set("Interconnects", questions=2, owner=owner)
@@ -96,15 +107,8 @@ def test_a_question_becomes_choose_two_then_true_false_without_leaving_the_page(
 def test_partial_credit_shows_a_weight_per_choice_that_fits_a_phone(page):
     from tests.browser import ARTIFACTS
 
-    owner = make_user("weights-author")
-    question = make_question_set("Weights", questions=1, owner=owner).questions.get()
-    page.set_viewport_size({"width": 320, "height": 800})
-    sign_in(page, "weights-author")
-    page.goto(f"/library/questions/{question.pk}/")
-
-    page.get_by_label("Kind").select_option(label="Select all that apply")
+    question, form = open_question_as_kind(page, "weights-author", 320, "Select all that apply")
     page.locator('input[name="partial_credit"]').check()
-    form = page.locator(f"#question-{question.pk}.editing form")
     expect(form.locator("input.weight-input")).to_have_count(4)
     assert page.evaluate("document.documentElement.scrollWidth") <= 320
     ARTIFACTS.mkdir(exist_ok=True)
@@ -114,14 +118,7 @@ def test_partial_credit_shows_a_weight_per_choice_that_fits_a_phone(page):
 def test_a_question_becomes_a_typed_number_with_a_tolerance_per_value(page):
     from tests.browser import ARTIFACTS
 
-    owner = make_user("numbers-author")
-    question = make_question_set("Numbers", questions=1, owner=owner).questions.get()
-    page.set_viewport_size({"width": 390, "height": 800})
-    sign_in(page, "numbers-author")
-    page.goto(f"/library/questions/{question.pk}/")
-
-    page.get_by_label("Kind").select_option(label="Number (typed)")
-    form = page.locator(f"#question-{question.pk}.editing form")
+    question, form = open_question_as_kind(page, "numbers-author", 390, "Number (typed)")
     expect(form.locator('input[name^="tolerance_"]')).to_have_count(4)
     expect(form.locator('input[name="correct"]')).to_have_count(0)
     for left in (3, 2, 1):  # one accepted value is enough
@@ -142,14 +139,7 @@ def test_a_question_becomes_a_typed_number_with_a_tolerance_per_value(page):
 def test_a_question_becomes_matching_with_an_option_per_item_that_fits_a_phone(page):
     from tests.browser import ARTIFACTS
 
-    owner = make_user("pairs-author")
-    question = make_question_set("Pairs", questions=1, owner=owner).questions.get()
-    page.set_viewport_size({"width": 320, "height": 800})
-    sign_in(page, "pairs-author")
-    page.goto(f"/library/questions/{question.pk}/")
-
-    page.get_by_label("Kind").select_option(label="Matching")
-    form = page.locator(f"#question-{question.pk}.editing form")
+    question, form = open_question_as_kind(page, "pairs-author", 320, "Matching")
     expect(form.locator('input[name^="match_"]')).to_have_count(4)
     expect(form.locator('input[name="correct"]')).to_have_count(0)
     for number, (item, option) in enumerate([("TCP", "Transport"), ("IP", "Network"), ("Ethernet", "Link"), ("", "Session")], 1):
