@@ -52,10 +52,16 @@ def _number_and_tolerance(text, file, line, what):
     if any(number is None for number in numbers):
         raise ContentError(file, line, f"{what}: {shorten(text)!r} is not a number, a number ± tolerance "
                            "or a range min..max")
-    if dots:
+    return value_and_tolerance(numbers, is_range=bool(dots))
+
+
+def value_and_tolerance(numbers, *, is_range):
+    """("3.14", tolerance) from the numbers written: a range [low, high] is its middle and half its
+    width; else [value] or [value, tolerance]. Shared with GIFT, which writes `3.14:0.01`."""
+    if is_range:
         low, high = sorted(numbers)
         return f"{((low + high) / 2).normalize():f}", ((high - low) / 2).normalize()
-    return f"{numbers[0].normalize():f}", abs(numbers[1]).normalize() if sign else Decimal(0)
+    return f"{numbers[0].normalize():f}", abs(numbers[1]).normalize() if len(numbers) > 1 else Decimal(0)
 
 
 def pair(text, file, line, what):

@@ -38,6 +38,7 @@ from decimal import Decimal
 
 from ..models import SourceDocument
 from ..models.kinds import TRUE_FALSE_TEXTS, QuestionKind, parse_number
+from .answer_text import value_and_tolerance
 from .documents import (
     ContentError,
     ExportError,
@@ -326,10 +327,7 @@ def _number_and_tolerance(block, offset, text):
     numbers = [parse_number(part) for part in ((low, high) if dots else (value, tolerance) if colon else (value,))]
     if any(number is None for number in numbers):
         raise block.error(offset, f"{shorten(text)!r} is not a number, a number:tolerance or a range min..max")
-    if dots:
-        low, high = sorted(numbers)
-        return f"{((low + high) / 2).normalize():f}", ((high - low) / 2).normalize()
-    return f"{numbers[0].normalize():f}", abs(numbers[1]) if colon else Decimal(0)
+    return value_and_tolerance(numbers, is_range=bool(dots))
 
 
 def _matching(block, opening, answers):
