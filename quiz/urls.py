@@ -11,6 +11,7 @@ from django.urls import include, path
 from quiz.views import (
     accounts,
     classes,
+    delete_account,
     dashboard,
     downloads,
     editor,
@@ -19,7 +20,9 @@ from quiz.views import (
     library,
     manage,
     mock_exam,
+    my_data,
     quizzes,
+    reminders,
     study,
     teach,
 )
@@ -66,11 +69,26 @@ urlpatterns = [
         path("password_reset/", accounts.password_reset, name="password_reset"),
         # The link in the email (Django's own path): setting the new password also lifts a lockout.
         path("reset/<uidb64>/<token>/", accounts.PasswordResetConfirm.as_view(), name="password_reset_confirm"),
+        # Django's password change, which here also signs out the account's other devices.
+        path("password_change/", accounts.PasswordChange.as_view(), name="password_change"),
+        # Links in emails: they work without signing in (the signed token says whose they are).
+        path("verify-email/<str:token>/", accounts.verify_email, name="verify_email"),
+        path("unsubscribe/<str:token>/", reminders.unsubscribe, name="unsubscribe"),
     ])),
     path("settings/", include([
         path("", accounts.study_settings, name="study_settings"),
         path("workload/", accounts.workload_estimate, name="workload_estimate"),
         path("optimise/", accounts.optimise_schedule, name="optimise_schedule"),
+        # The account: email, password, reminders, signed-in devices, one's data, deleting it all
+        path("account/", accounts.account_settings, name="account_settings"),
+        path("email/", accounts.change_email, name="change_email"),
+        path("email/verify/", accounts.send_verification, name="send_verification"),
+        path("reminders/", reminders.reminder_settings, name="reminder_settings"),
+        path("devices/sign-out-others/", accounts.sign_out_other_devices, name="sign_out_other_devices"),
+        path("devices/<str:device>/sign-out/", accounts.sign_out_device, name="sign_out_device"),
+        path("my-data/", my_data.download_my_data, name="download_my_data"),
+        path("delete/", delete_account.delete_account, name="delete_account"),
+        path("delete/classes/<int:classroom_id>/hand-over/", delete_account.hand_over_class, name="hand_over_class"),
     ])),
     # One's own content, and the editor: one's own sets and decks, item by item
     path("library/", include([

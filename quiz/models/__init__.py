@@ -26,13 +26,14 @@ from .content import (
 from .imports import PendingFile, PendingImport
 from .memory import MemoryState, ReviewLog, ScheduleFit, StudyDay
 from .mock_exams import ExamBlueprint, MockExam
+from .reminders import ReminderSent
 from .slots import AttemptSlot, score_by_topic, shuffled
 from .users import User
 
 __all__ = [
     "MAX_SECONDS_PER_QUESTION", "Attempt", "AttemptSlot", "AttemptQuerySet", "score_by_topic", "shuffled",
     "Card", "Choice", "Deck", "Question", "QuestionSet", "SourceDocument", "Topic", "User", "Visibility", "count_of",
-    "ExamBlueprint", "MemoryState", "MockExam", "ReviewLog", "ScheduleFit", "StudyDay", "PendingImport", "PendingFile",
+    "ExamBlueprint", "MemoryState", "MockExam", "ReviewLog", "ScheduleFit", "StudyDay", "PendingImport", "PendingFile", "ReminderSent",
     "Assignment", "AssignmentOverride", "Classroom", "Enrollment", "ExcludedQuestion", "QuestionPool", "PoolQuestion", "Rules",
     "new_join_code",
 ]

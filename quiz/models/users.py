@@ -42,6 +42,24 @@ class User(AbstractUser):
     # learner's scheduler costs no query; each fit's record is a ScheduleFit.
     fsrs_parameters = models.JSONField(null=True, blank=True, help_text="Personal FSRS parameters, if adopted")
     is_instructor = models.BooleanField(default=False, help_text="May create classes, question pools and assignments")
+    # The email is verified when its owner followed the signed link sent to it (quiz.accounts.emails);
+    # until then no reminder or password reset goes to it. `email_changed_at` moves with every change
+    # of address, so a link sent for an earlier address (or used once) never verifies a later one.
+    email_verified_at = models.DateTimeField(null=True, blank=True)
+    email_changed_at = models.DateTimeField(null=True, blank=True)
+    # Opt-in email reminders (quiz.accounts.reminders): a daily digest of due reviews at the learner's
+    # local hour, and assignment deadlines. Off until the learner turns them on.
+    remind_reviews = models.BooleanField(default=False, help_text="A daily email when reviews are due")
+    remind_assignments = models.BooleanField(
+        default=False, help_text="An email when an assignment opens, and a day before it is due"
+    )
+    reminder_hour = models.PositiveSmallIntegerField(
+        default=18, validators=[MaxValueValidator(23)], help_text="The hour of your day the daily email comes at"
+    )
+    # An account that stands in for a deleted one (quiz.accounts.deletion): "Deleted learner …" keeps
+    # a class's past answers without naming anyone, "Deleted author" keeps content others studied.
+    # It cannot sign in and receives nothing.
+    is_placeholder = models.BooleanField(default=False)
 
     class Meta(AbstractUser.Meta):
         constraints = [
@@ -53,6 +71,7 @@ class User(AbstractUser):
                 condition=Q(desired_retention__gte=RETENTION_RANGE[0], desired_retention__lte=RETENTION_RANGE[1]),
                 name="user_desired_retention_range",
             ),
+            models.CheckConstraint(condition=Q(reminder_hour__lte=23), name="user_reminder_hour_range"),
             # An email is optional, but one given belongs to one account only, whatever its
             # letter case: a reset link must reach the one person it was asked for.
             models.UniqueConstraint(
@@ -60,6 +79,10 @@ class User(AbstractUser):
                 violation_error_message="Another account already uses this email address.",
             ),
         ]
+
+    @property
+    def email_verified(self):
+        return bool(self.email) and self.email_verified_at is not None
 
     @property
     def zone(self):

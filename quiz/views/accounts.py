@@ -138,3 +138,36 @@ def exam_plan(request):
     today = timezone.now().astimezone(request.user.zone).date()
     template = "quiz/exam_plan.html#plan-summary" if request.htmx else "quiz/exam_plan.html"  # the dashboard's lazy load
     return render(request, template, {"plan": workload.exam_plan(request.user, today)})
+
+
+# --- The account page: email, password, reminders, devices, data (stubs being built) ---------------
+from django.contrib.auth.views import PasswordChangeView  # noqa: E402
+from django.http import Http404  # noqa: E402
+
+
+class PasswordChange(PasswordChangeView):
+    pass
+
+
+def account_settings(request):
+    raise Http404
+
+
+def change_email(request):
+    raise Http404
+
+
+def send_verification(request):
+    raise Http404
+
+
+def verify_email(request, token):
+    raise Http404
+
+
+def sign_out_other_devices(request):
+    raise Http404
+
+
+def sign_out_device(request, device):
+    raise Http404
