@@ -121,8 +121,8 @@ class HandOverForm(forms.Form):
     username = forms.CharField(max_length=150)
 
     def __init__(self, *args, classroom, **kwargs):
-        # One form per class on the page: the prefix keeps their fields' ids apart.
-        super().__init__(*args, prefix=f"class-{classroom.pk}", **kwargs)
+        # One form per class on the page: their fields' ids differ, their names need not.
+        super().__init__(*args, auto_id=f"id_class-{classroom.pk}-%s", **kwargs)
         self.giver_id = classroom.owner_id
         self.fields["username"].label = f"Username of the instructor taking over {classroom.name}"
 
