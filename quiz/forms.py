@@ -8,7 +8,7 @@ from zoneinfo import available_timezones
 
 from confusable_homoglyphs import confusables
 from django import forms
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.utils import timezone
 
@@ -54,7 +54,8 @@ class PercentField(forms.IntegerField):
         return None if number is None else number / 100
 
 
-EMAIL_HELP = "Optional. Only used to send you a link if you forget your password."
+EMAIL_HELP = ("Optional. Only used for a link if you forget your password, and for the reminders you turn on, "
+              "once you confirm the address with the link we send to it.")
 
 
 def clean_account_email(form):
@@ -242,11 +243,28 @@ class StudySettingsForm(forms.ModelForm):
 
     class Meta:
         model = User
-        fields = ("time_zone", "new_cards_per_day", "desired_retention", "email")
+        fields = ("time_zone", "new_cards_per_day", "desired_retention")
+
+
+class EmailForm(forms.ModelForm):
+    """The account's address, on the account page: a new one is unverified until its link is
+    followed (quiz.accounts.emails.set_email); an empty one removes it."""
+
+    class Meta:
+        model = User
+        fields = ("email",)
         labels = {"email": "Email"}
         help_texts = {"email": EMAIL_HELP}
 
     clean_email = clean_account_email
+
+
+class VerifiedEmailPasswordResetForm(PasswordResetForm):
+    """Django's reset form, sending only to a verified address: an address someone typed into an
+    account but never confirmed may be anyone's, and must not receive that account's reset link."""
+
+    def get_users(self, email):
+        return (user for user in super().get_users(email) if user.email_verified_at is not None)
 
 
 # --- Classes and teaching ---------------------------------------------------------------------

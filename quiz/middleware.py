@@ -5,6 +5,8 @@ from django.http import HttpResponseBadRequest
 from django.utils import timezone
 from django.utils.cache import patch_cache_control
 
+from quiz.accounts.devices import note_seen
+
 
 class UserTimeZoneMiddleware:
     """Show and read dates in the signed-in user's own time zone (UTC for visitors):
@@ -23,6 +25,19 @@ class UserTimeZoneMiddleware:
     def process_view(self, request, view, view_args, view_kwargs):
         if request.user.is_authenticated:
             timezone.activate(request.user.zone)
+
+
+class DeviceLastSeenMiddleware:
+    """Note when each signed-in device was last seen, for Settings' list of devices: the session
+    is written at most every few minutes for it (quiz.accounts.devices.SEEN_EVERY)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.user.is_authenticated:
+            note_seen(request.session)
+        return self.get_response(request)
 
 
 # Forms are sent in the page's encoding, and every page here is UTF-8 (ASCII is a subset).

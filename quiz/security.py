@@ -7,9 +7,11 @@ import logging
 from axes.helpers import get_client_ip_address
 from axes.models import AccessFailureLog
 from django.conf import settings
-from django.contrib.auth.signals import user_login_failed
+from django.contrib.auth.signals import user_logged_in, user_login_failed
 from django.dispatch import receiver
 from django.utils import timezone
+
+from quiz.accounts.devices import note_seen
 
 log = logging.getLogger("quiz.security")
 
@@ -51,3 +53,11 @@ def log_failed_login(sender, credentials, request=None, **kwargs):
         "login failed",
         extra={"event": "login_failed", "username": credentials.get("username", ""), "address": client_address(request)},
     )
+
+
+@receiver(user_logged_in)
+def mark_device_seen(sender, request=None, **kwargs):
+    # The login writes the session anyway: the "last seen" mark rides along, and the pages that
+    # follow need no write of their own for a while (quiz.accounts.devices).
+    if request is not None and hasattr(request, "session"):
+        note_seen(request.session)

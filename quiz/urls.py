@@ -73,6 +73,7 @@ urlpatterns = [
         path("password_change/", accounts.PasswordChange.as_view(), name="password_change"),
         # Links in emails: they work without signing in (the signed token says whose they are).
         path("verify-email/<str:token>/", accounts.verify_email, name="verify_email"),
+        path("email-change/undo/<str:token>/", accounts.undo_email_change, name="undo_email_change"),
         path("unsubscribe/<str:token>/", reminders.unsubscribe, name="unsubscribe"),
     ])),
     path("settings/", include([

@@ -83,6 +83,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "quiz.middleware.UserTimeZoneMiddleware",
+    "quiz.middleware.DeviceLastSeenMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -240,6 +241,8 @@ RATELIMIT_SIGNUP = os.environ.get("DJANGO_SIGNUP_RATE", "10/h")
 RATELIMIT_PASSWORD_RESET = os.environ.get("DJANGO_PASSWORD_RESET_RATE", "5/h")
 # Per email address typed, from any address: nobody can flood one inbox with reset emails.
 RATELIMIT_PASSWORD_RESET_PER_EMAIL = os.environ.get("DJANGO_PASSWORD_RESET_EMAIL_RATE", "3/h")
+# Per account: changing the address (each change emails two inboxes) or asking for a new link.
+RATELIMIT_EMAIL_CHANGE = os.environ.get("DJANGO_EMAIL_CHANGE_RATE", "5/h")
 RATELIMIT_IP_META_KEY = "HTTP_X_FORWARDED_FOR" if AXES_IPWARE_PROXY_COUNT else None
 
 # --- Email: password reset links ----------------------------------------------------------------
@@ -321,6 +324,8 @@ LOGGING = {
         # A reset email the mail server refused (the learner still sees the "sent" page).
         "django.contrib.auth": {"handlers": ["stderr"], "level": "ERROR", "propagate": True},
         "quiz.security": {"handlers": ["stderr"], "level": "INFO", "propagate": True},
+        # Reminder emails that failed (retried by the next run) or were given up.
+        "quiz.reminders": {"handlers": ["stderr"], "level": "INFO", "propagate": True},
     },
 }
 

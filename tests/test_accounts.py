@@ -15,6 +15,7 @@ from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
@@ -146,34 +147,32 @@ def test_the_database_refuses_a_shared_email_whatever_its_case(db):
         make_user("bob", email="Alice@Example.com")
 
 
-def settings_form(**changes):
-    return {"time_zone": "UTC", "new_cards_per_day": 20, "desired_retention": "0.9", **changes}
+def test_a_learner_adds_and_changes_their_email_on_the_account_page(learner_client, learner):
+    assert 'name="email"' in learner_client.get(reverse("account_settings")).content.decode()
 
-
-def test_a_learner_adds_and_changes_their_email_in_settings(learner_client, learner):
-    assert 'name="email"' in learner_client.get(reverse("study_settings")).content.decode()
-
-    assert learner_client.post(reverse("study_settings"), settings_form(email="alice@example.com")).status_code == 302
+    assert learner_client.post(reverse("change_email"), {"email": "alice@example.com"}).status_code == 302
     learner.refresh_from_db()
     assert learner.email == "alice@example.com"
 
-    # Saving again with the same address (another case) is not "taken" by oneself.
-    assert learner_client.post(reverse("study_settings"), settings_form(email="ALICE@example.com")).status_code == 302
+    # The same address again (another case) is not "taken" by oneself, and changes nothing.
+    response = learner_client.post(reverse("change_email"), {"email": "ALICE@example.com"}, follow=True)
+    assert "That is already your address." in response.content.decode()
 
 
-def test_settings_refuse_another_accounts_email_and_change_nothing(learner_client, learner):
+def test_the_account_page_refuses_another_accounts_email_and_changes_nothing(learner_client, learner, mailoutbox):
     make_user("bob", email="bob@example.com")
 
-    response = learner_client.post(reverse("study_settings"), settings_form(email="Bob@example.com", new_cards_per_day=5))
+    response = learner_client.post(reverse("change_email"), {"email": "Bob@example.com"})
 
     learner.refresh_from_db()
     assert response.status_code == 400
     assert "Another account already uses this email address." in response.content.decode()
-    assert (learner.email, learner.new_cards_per_day) == ("", 20)
+    assert learner.email == "" and not mailoutbox
 
 
-def test_the_settings_page_links_to_changing_the_password_in_the_apps_style(learner_client):
-    assert reverse("password_change") in learner_client.get(reverse("study_settings")).content.decode()
+def test_study_settings_link_to_the_account_page_which_links_to_changing_the_password(learner_client):
+    assert reverse("account_settings") in learner_client.get(reverse("study_settings")).content.decode()
+    assert reverse("password_change") in learner_client.get(reverse("account_settings")).content.decode()
 
     page = learner_client.get(reverse("password_change")).content.decode()
     assert "<h1>Change your password</h1>" in page and "Django administration" not in page
@@ -206,7 +205,7 @@ def test_the_reset_pages_are_the_apps_own(client, db, name):
 
 
 def test_asking_for_a_reset_emails_a_link_to_the_accounts_address(client, db, mailoutbox):
-    make_user("alice", email="alice@example.com")
+    make_user("alice", email="alice@example.com", email_verified_at=timezone.now())
 
     response = ask_for_a_reset(client, "Alice@Example.com")
 
@@ -219,7 +218,7 @@ def test_asking_for_a_reset_emails_a_link_to_the_accounts_address(client, db, ma
 
 
 def test_an_unknown_email_gets_the_same_page_and_no_email(client, db, mailoutbox):
-    make_user("alice", email="alice@example.com")
+    make_user("alice", email="alice@example.com", email_verified_at=timezone.now())
 
     known = ask_for_a_reset(client, "alice@example.com")
     unknown = ask_for_a_reset(client, "nobody@example.com")
@@ -244,7 +243,7 @@ def set_new_password(client, link, password=NEW_PASSWORD):
 
 
 def test_the_link_sets_a_new_password_once(db, mailoutbox):
-    make_user("alice", email="alice@example.com")
+    make_user("alice", email="alice@example.com", email_verified_at=timezone.now())
     client = Client()
     ask_for_a_reset(client, "alice@example.com")
     link = reset_link_in(mailoutbox[0])
@@ -263,7 +262,7 @@ def test_the_link_sets_a_new_password_once(db, mailoutbox):
 
 
 def test_a_mismatched_new_password_is_refused_and_the_link_still_works(db, mailoutbox):
-    make_user("alice", email="alice@example.com")
+    make_user("alice", email="alice@example.com", email_verified_at=timezone.now())
     client = Client()
     ask_for_a_reset(client, "alice@example.com")
     link = reset_link_in(mailoutbox[0])
@@ -277,7 +276,7 @@ def test_a_mismatched_new_password_is_refused_and_the_link_still_works(db, mailo
 
 
 def test_an_expired_link_does_not_work(client, db, settings):
-    alice = make_user("alice", email="alice@example.com")
+    alice = make_user("alice", email="alice@example.com", email_verified_at=timezone.now())
     generator = default_token_generator
     # A token made just over PASSWORD_RESET_TIMEOUT ago, as the email would have carried then.
     made_at = generator._num_seconds(generator._now()) - settings.PASSWORD_RESET_TIMEOUT - 1
@@ -292,7 +291,7 @@ def test_an_expired_link_does_not_work(client, db, settings):
 
 
 def test_a_link_made_within_the_timeout_works(client, db, settings):
-    alice = make_user("alice", email="alice@example.com")
+    alice = make_user("alice", email="alice@example.com", email_verified_at=timezone.now())
     generator = default_token_generator
     made_at = generator._num_seconds(generator._now()) - settings.PASSWORD_RESET_TIMEOUT + 60
     token = generator._make_token_with_timestamp(alice, made_at, generator.secret)
@@ -307,7 +306,7 @@ def test_a_link_made_within_the_timeout_works(client, db, settings):
 ])
 def test_garbage_links_show_the_invalid_page_never_an_error(db, uidb64, token):
     client = Client(raise_request_exception=False)
-    make_user("alice", email="alice@example.com")
+    make_user("alice", email="alice@example.com", email_verified_at=timezone.now())
     url = f"/accounts/reset/{uidb64}/{token}/"
 
     for response in (client.get(url, follow=True), client.post(url, {"new_password1": "x", "new_password2": "x"})):
@@ -316,7 +315,7 @@ def test_garbage_links_show_the_invalid_page_never_an_error(db, uidb64, token):
 
 
 def test_a_new_password_lifts_a_lockout_from_failed_logins(db, mailoutbox, settings):
-    make_user("alice", email="alice@example.com")
+    make_user("alice", email="alice@example.com", email_verified_at=timezone.now())
     for _ in range(settings.AXES_FAILURE_LIMIT):
         Client().post(reverse("login"), {"username": "alice", "password": "wrong"})
     assert AccessAttempt.objects.filter(username="alice").exists()
@@ -332,7 +331,7 @@ def test_a_new_password_lifts_a_lockout_from_failed_logins(db, mailoutbox, setti
 
 def test_resets_for_one_email_are_limited_from_any_address(db, settings, mailoutbox):
     settings.RATELIMIT_PASSWORD_RESET_PER_EMAIL = "2/h"
-    make_user("alice", email="alice@example.com")
+    make_user("alice", email="alice@example.com", email_verified_at=timezone.now())
     for n, email in enumerate(["alice@example.com", " ALICE@example.com"]):
         response = Client().post(reverse("password_reset"), {"email": email}, REMOTE_ADDR=f"198.51.100.{n}")
         assert response.status_code == 302
@@ -345,7 +344,7 @@ def test_resets_for_one_email_are_limited_from_any_address(db, settings, mailout
 
 
 def test_a_mail_server_that_refuses_is_logged_not_an_error(client, db, settings, caplog):
-    make_user("alice", email="alice@example.com")
+    make_user("alice", email="alice@example.com", email_verified_at=timezone.now())
     # A real SMTP connection to a port where nothing listens.
     settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
     settings.EMAIL_HOST, settings.EMAIL_PORT, settings.EMAIL_USE_TLS, settings.EMAIL_TIMEOUT = "127.0.0.1", 9, False, 2
@@ -357,8 +356,8 @@ def test_a_mail_server_that_refuses_is_logged_not_an_error(client, db, settings,
 
 
 def test_a_signed_in_learner_may_reset_too(learner_client, learner, mailoutbox):
-    learner.email = "alice@example.com"
-    learner.save(update_fields=["email"])
+    learner.email, learner.email_verified_at = "alice@example.com", timezone.now()
+    learner.save(update_fields=["email", "email_verified_at"])
 
     assert ask_for_a_reset(learner_client, "alice@example.com").status_code == 302
     assert len(mailoutbox) == 1
@@ -437,4 +436,4 @@ def test_sign_up_without_a_zone_is_in_utc_and_an_unknown_one_is_refused(client, 
 def test_sign_up_names_the_email_optional(client, db):
     page = client.get(reverse("signup")).content.decode()
     assert ">Email:</label>" in page or ">Email</label>" in page
-    assert "Optional. Only used to send you a link if you forget your password." in page
+    assert "Optional. Only used for a link if you forget your password" in page

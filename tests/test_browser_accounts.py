@@ -16,6 +16,7 @@ pytestmark = pytest.mark.browser
 PASSWORD = "a-long-unusual-passphrase-42"
 NEW_PASSWORD = "another-long-passphrase-77"
 RESET_LINK = re.compile(r"https?://\S+/accounts/reset/\S+/")
+VERIFY_LINK = re.compile(r"https?://[^/\s]+(/accounts/verify-email/\S+/)")
 
 
 def assert_fits_the_screen(page):
@@ -40,6 +41,11 @@ def test_a_learner_resets_a_forgotten_password_by_email_on_a_phone(page, mailout
     page.get_by_label("Password confirmation").fill(PASSWORD)
     page.get_by_role("button", name="Sign up").click()
     expect(page.get_by_text("Welcome, maya")).to_be_visible()
+    # The address is confirmed by the link sent to it: only then may a reset go there.
+    [verification] = mailoutbox
+    page.goto(VERIFY_LINK.search(verification.body).group(1))
+    expect(heading(page)).to_have_text("Your email address is confirmed")
+    assert_fits_the_screen(page)
     page.get_by_role("navigation").get_by_text("Menu", exact=True).click()  # a phone's menu is folded
     page.get_by_role("button", name="Log out").click()
 
@@ -53,8 +59,8 @@ def test_a_learner_resets_a_forgotten_password_by_email_on_a_phone(page, mailout
     expect(heading(page)).to_have_text("Check your email")
     assert_fits_the_screen(page)
 
-    [email] = mailoutbox
-    assert email.to == ["maya@example.com"]
+    email = mailoutbox[-1]
+    assert email.to == ["maya@example.com"] and len(mailoutbox) == 2
     link = RESET_LINK.search(email.body).group(0)
     page.goto(link)
     expect(heading(page)).to_have_text("Choose a new password")
@@ -96,12 +102,16 @@ def test_a_learner_adds_an_email_and_changes_their_password_in_settings_on_a_pho
     page.get_by_role("navigation").get_by_role("link", name="Settings").click()
     expect(page).to_have_url(re.compile(r"/settings/$"))
     assert_fits_the_screen(page)
+    page.get_by_role("link", name="Your account").click()
+    expect(heading(page)).to_have_text("Your account")
+    assert_fits_the_screen(page)
     # A typed email field: the browser itself holds back a malformed address (the server checks too).
     page.get_by_label("Email").fill("not-an-address")
     assert page.get_by_label("Email").evaluate("input => input.type === 'email' && !input.validity.valid")
     page.get_by_label("Email").fill("noor@example.com")
-    page.get_by_role("button", name="Save").click()
-    expect(page.get_by_text("Settings saved.")).to_be_visible()
+    page.get_by_role("button", name="Add the address").click()
+    expect(page.get_by_text("We sent a link to noor@example.com")).to_be_visible()
+    expect(page.get_by_test_id("email-status")).to_contain_text("not confirmed yet")
     assert User.objects.get(username="noor").email == "noor@example.com"
 
     page.get_by_role("link", name="Change your password").click()

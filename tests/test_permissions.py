@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from quiz.accounts.reminders import unsubscribe_token
 from quiz.content.pending import stage_import
 from quiz.models import AssignmentOverride, Attempt, MemoryState, ReviewLog, Topic
 from quiz.study import scheduling
@@ -32,6 +33,10 @@ KINDS = {
     "member": {"anonymous": LOGIN, "learner": OK, "outsider": 404, "owner": 404, "other_instructor": 404},
     "instructors": {"anonymous": LOGIN, "learner": 403, "outsider": 403, "owner": OK, "other_instructor": OK},
     "instructor_of": {"anonymous": LOGIN, "learner": 403, "outsider": 403, "owner": OK, "other_instructor": 404},
+    # Only the class's own instructor, and nobody else learns that the class exists.
+    "class_owner": {"anonymous": LOGIN, "learner": 404, "outsider": 404, "owner": OK, "other_instructor": 404},
+    # A link from an email that is no one's (a bad token): its "does not work" page, for anyone.
+    "bad_link": dict.fromkeys(ACTORS, 400),
 }
 
 # name: (kind, method, args from the world, POST data from the world)
@@ -139,6 +144,21 @@ URLS = {
     "topic_quiz": ("signed_in", "post", lambda w: [w["topic"].pk], lambda w: {}),
     "card_history": ("signed_in", "get", lambda w: [], None),
     "download_history": ("signed_in", "get", lambda w: [], None),
+    # The account page and its forms
+    "account_settings": ("signed_in", "get", lambda w: [], None),
+    "change_email": ("signed_in", "post", lambda w: [], lambda w: {"email": ""}),
+    "send_verification": ("signed_in", "post", lambda w: [], lambda w: {}),
+    "password_change": ("signed_in", "get", lambda w: [], None),
+    "reminder_settings": ("signed_in", "post", lambda w: [], lambda w: {"reminder_hour": "18"}),
+    "sign_out_device": ("signed_in", "post", lambda w: ["0" * 20], lambda w: {}),
+    "sign_out_other_devices": ("signed_in", "post", lambda w: [], lambda w: {}),
+    "download_my_data": ("signed_in", "get", lambda w: [], None),
+    "delete_account": ("signed_in", "get", lambda w: [], None),
+    "hand_over_class": ("class_owner", "post", lambda w: [w["classroom"].pk], lambda w: {"username": w["other_instructor"].username}),
+    # Links in emails: they work without signing in; the token says whose account they act on.
+    "verify_email": ("bad_link", "get", lambda w: ["not-a-token"], None),
+    "undo_email_change": ("public", "get", lambda w: ["not-a-token"], None),  # a page with a button
+    "unsubscribe": ("public", "get", lambda w: [unsubscribe_token(w["learner"], "reviews")], None),
 }
 
 # Pages that are also the target of their own form (GET shows it, POST submits it); every
@@ -148,7 +168,8 @@ PAGES_WITH_A_FORM = {
     "join_class_with_code", "new_pool", "pool", "new_assignment", "assignment", "import_content", "import_preview",
     "new_question", "edit_question", "delete_question", "delete_set", "new_card", "edit_card", "delete_card", "delete_deck",
     "remove_learner", "archive_classroom", "edit_assignment", "copy_assignment", "delete_assignment", "delete_pool", "exclude_question",
-    "mock_exam", "class_mock_exam", "attempt_submit",
+    "mock_exam", "class_mock_exam", "attempt_submit", "password_change", "undo_email_change", "unsubscribe",
+    "delete_account",
 }
 
 

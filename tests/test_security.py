@@ -162,7 +162,7 @@ def test_sign_up_is_rate_limited_per_address(db, settings):
 
 def test_password_reset_is_rate_limited_per_address(db, settings, mailoutbox):
     settings.RATELIMIT_PASSWORD_RESET = "2/h"
-    make_user("alice", email="alice@example.com")
+    make_user("alice", email="alice@example.com", email_verified_at=timezone.now())
     client = Client()
     for _ in range(2):
         assert client.post(reverse("password_reset"), {"email": "alice@example.com"}).status_code == 302

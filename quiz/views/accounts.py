@@ -10,14 +10,16 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.views import LoginView, PasswordResetConfirmView, PasswordResetView
+from django.contrib.auth.views import LoginView, PasswordChangeView, PasswordResetConfirmView, PasswordResetView
 from django.db import IntegrityError, transaction
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django_ratelimit.decorators import ratelimit
 
-from quiz.forms import SignUpForm, StudySettingsForm
+from quiz.accounts import devices, emails
+from quiz.forms import EmailForm, SignUpForm, StudySettingsForm, VerifiedEmailPasswordResetForm
+from quiz.models import User
 from quiz.progress.calibration import calibration, calibration_chart, learner_reviews
 from quiz.security import address_over_failure_limit, client_address
 from quiz.study import personal, workload
@@ -41,7 +43,8 @@ def password_reset(request, *args, **kwargs):
     if getattr(request, "limited", False):
         return rate_limited(request, "Asking for password reset emails from this network or for this email address")
     valid_for = timedelta(seconds=settings.PASSWORD_RESET_TIMEOUT)
-    return PasswordResetView.as_view(extra_email_context={"valid_for": valid_for})(request, *args, **kwargs)
+    return PasswordResetView.as_view(form_class=VerifiedEmailPasswordResetForm,
+                                     extra_email_context={"valid_for": valid_for})(request, *args, **kwargs)
 
 
 class PasswordResetConfirm(PasswordResetConfirmView):
@@ -52,6 +55,7 @@ class PasswordResetConfirm(PasswordResetConfirmView):
     def form_valid(self, form):
         response = super().form_valid(form)
         axes_reset(username=form.user.get_username())
+        devices.sign_out_everywhere(form.user)  # whoever knew the old password is out too
         security_log.info("password reset", extra={"event": "password_reset", "username": form.user.get_username(),
                                                    "address": client_address(self.request)})
         return response
@@ -89,6 +93,8 @@ def signup(request):
             return render(request, "registration/signup.html", {"form": form})
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}! Your first step is the button under “What to do now”.")
+        if emails.send_verification(user, request):
+            messages.info(request, f"We sent a link to {user.email}: open it to confirm the address is yours.")
         return redirect("home")
     return render(request, "registration/signup.html", {"form": form})
 
@@ -140,34 +146,109 @@ def exam_plan(request):
     return render(request, template, {"plan": workload.exam_plan(request.user, today)})
 
 
-# --- The account page: email, password, reminders, devices, data (stubs being built) ---------------
-from django.contrib.auth.views import PasswordChangeView  # noqa: E402
-from django.http import Http404  # noqa: E402
+
+# --- The account page: email, password, reminders, devices, one's data --------------------------
+
+@require_safe
+@login_required
+def account_settings(request):
+    return render(request, "quiz/account.html", account_context(request))
+
+
+def account_context(request, **forms):
+    from quiz.accounts.reminders import ReminderSettingsForm
+
+    return {
+        "email_form": forms.get("email_form") or EmailForm(instance=request.user),
+        "reminder_form": ReminderSettingsForm(instance=request.user),
+        "devices": devices.devices_of(request.user, request.session.session_key),
+    }
+
+
+@require_POST
+@login_required
+@ratelimit(key="user", rate=lambda group, request: settings.RATELIMIT_EMAIL_CHANGE, method="POST", block=False)
+def change_email(request):
+    """A new address (or none): verified by its link before anything goes there; the old one is told."""
+    if getattr(request, "limited", False):
+        return rate_limited(request, "Changing your email address")
+    form = EmailForm(request.POST, instance=User.objects.get(pk=request.user.pk))
+    if not form.is_valid():
+        return render(request, "quiz/account.html", account_context(request, email_form=form), status=400)
+    try:
+        with transaction.atomic():
+            changed = emails.set_email(request.user, form.cleaned_data["email"], request=request)
+    except IntegrityError:  # another account took the address between the check and the write
+        form.add_error("email", "Another account already uses this email address.")
+        return render(request, "quiz/account.html", account_context(request, email_form=form), status=400)
+    if not changed:
+        messages.info(request, "That is already your address.")
+    elif request.user.email:
+        messages.success(request, f"We sent a link to {request.user.email}: open it to confirm the address is yours.")
+    else:
+        messages.success(request, "Your account has no email address now.")
+    return redirect("account_settings")
+
+
+@require_POST
+@login_required
+@ratelimit(key="user", rate=lambda group, request: settings.RATELIMIT_EMAIL_CHANGE, method="POST", block=False)
+def send_verification(request):
+    if getattr(request, "limited", False):
+        return rate_limited(request, "Sending verification links")
+    if emails.send_verification(request.user, request):
+        messages.success(request, f"We sent a new link to {request.user.email}.")
+    else:
+        messages.info(request, "There is nothing to verify: your address is verified, or you have none.")
+    return redirect("account_settings")
+
+
+@require_safe
+def verify_email(request, token):
+    """The link in the email: works in any browser, signed in or not (the token says whose it is)."""
+    try:
+        user = emails.verify(token)
+    except emails.LinkProblem as problem:
+        return render(request, "registration/email_link.html", {"problem": str(problem)}, status=400)
+    return render(request, "registration/email_link.html", {"verified": user.email})
+
+
+@require_http_methods(["GET", "POST"])
+def undo_email_change(request, token):
+    """The link sent to an old address: a page first (mail scanners follow links), the undo on POST."""
+    if request.method == "GET":
+        return render(request, "registration/email_link.html", {"undo": True})
+    try:
+        user = emails.undo_change(token)
+    except emails.LinkProblem as problem:
+        return render(request, "registration/email_link.html", {"problem": str(problem)}, status=400)
+    security_log.warning("email change undone", extra={"event": "email_change_undone", "user_id": user.pk})
+    return render(request, "registration/email_link.html", {"restored": user.email})
+
+
+@require_POST
+@login_required
+def sign_out_device(request, device):
+    if devices.sign_out(request.user, device, request.session.session_key):
+        messages.success(request, "That device is signed out.")
+    else:
+        messages.info(request, "That device was already signed out.")
+    return redirect("account_settings")
+
+
+@require_POST
+@login_required
+def sign_out_other_devices(request):
+    count = devices.sign_out_others(request.user, request.session.session_key)
+    messages.success(request, f"Signed out {count} other device{'s' if count != 1 else ''}." if count
+                     else "No other device was signed in.")
+    return redirect("account_settings")
 
 
 class PasswordChange(PasswordChangeView):
-    pass
+    """Django's password change; every other device is signed out with the old password."""
 
-
-def account_settings(request):
-    raise Http404
-
-
-def change_email(request):
-    raise Http404
-
-
-def send_verification(request):
-    raise Http404
-
-
-def verify_email(request, token):
-    raise Http404
-
-
-def sign_out_other_devices(request):
-    raise Http404
-
-
-def sign_out_device(request, device):
-    raise Http404
+    def form_valid(self, form):
+        response = super().form_valid(form)  # keeps this session signed in (a new key)
+        devices.sign_out_others(form.user, self.request.session.session_key)
+        return response
