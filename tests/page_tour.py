@@ -12,6 +12,7 @@ from datetime import timedelta
 from django.urls import reverse
 from django.utils import timezone
 
+from quiz.accounts.reminders import unsubscribe_token
 from quiz.content.pending import stage_import
 from quiz.models import AssignmentOverride, MemoryState, ReviewLog
 from quiz.study import scheduling
@@ -44,6 +45,14 @@ PAGES = {
     "home": ("learner", lambda w: reverse("home")),
     "exam_plan": ("learner", lambda w: reverse("exam_plan")),
     "study_settings": ("learner", lambda w: reverse("study_settings")),
+    "account_settings": ("learner", lambda w: reverse("account_settings")),
+    "password_change": ("learner", lambda w: reverse("password_change")),
+    # The instructor's: it lists the classes to hand over or archive first.
+    "delete_account": ("instructor", lambda w: reverse("delete_account")),
+    # Links from emails, opened in any browser.
+    "verify_email": ("visitor", lambda w: reverse("verify_email", args=["no-such-token"]), 400),
+    "undo_email_change": ("visitor", lambda w: reverse("undo_email_change", args=["no-such-token"])),
+    "unsubscribe": ("visitor", lambda w: reverse("unsubscribe", args=[unsubscribe_token(w["learner"], "reviews")])),
     "workload_estimate": ("learner", lambda w: reverse("workload_estimate")),
     # Quizzes and history
     "attempt_question": ("learner", lambda w: reverse("attempt_question", args=[w["open_attempt"].pk, 2])),
@@ -126,7 +135,9 @@ NOT_PAGES = {
     "restore_classroom": "POST only", "pool_add": "POST only", "pool_entry": "POST only",
     "restore_assignment": "POST only", "delete_override": "POST only", "include_question": "POST only",
     "download_set": "a file download", "download_deck": "a file download", "download_history": "a file download",
-    "gradebook_csv": "a file download", "responses_csv": "a file download",
+    "gradebook_csv": "a file download", "responses_csv": "a file download", "download_my_data": "a file download",
+    "change_email": "POST only", "send_verification": "POST only", "reminder_settings": "POST only",
+    "sign_out_device": "POST only", "sign_out_other_devices": "POST only", "hand_over_class": "POST only",
 }
 
 

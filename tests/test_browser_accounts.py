@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 
 from quiz.models import User
 from tests.factories import PASSWORD as FACTORY_PASSWORD
+from tests.browser import ARTIFACTS
 from tests.factories import make_user
 
 pytestmark = pytest.mark.browser
@@ -106,12 +107,14 @@ def test_a_learner_adds_an_email_and_changes_their_password_in_settings_on_a_pho
     expect(heading(page)).to_have_text("Your account")
     assert_fits_the_screen(page)
     # A typed email field: the browser itself holds back a malformed address (the server checks too).
-    page.get_by_label("Email").fill("not-an-address")
-    assert page.get_by_label("Email").evaluate("input => input.type === 'email' && !input.validity.valid")
-    page.get_by_label("Email").fill("noor@example.com")
+    page.get_by_label("Email", exact=True).fill("not-an-address")
+    assert page.get_by_label("Email", exact=True).evaluate("input => input.type === 'email' && !input.validity.valid")
+    page.get_by_label("Email", exact=True).fill("noor@example.com")
     page.get_by_role("button", name="Add the address").click()
     expect(page.get_by_text("We sent a link to noor@example.com")).to_be_visible()
     expect(page.get_by_test_id("email-status")).to_contain_text("not confirmed yet")
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "account-320.png"), full_page=True)
     assert User.objects.get(username="noor").email == "noor@example.com"
 
     page.get_by_role("link", name="Change your password").click()
