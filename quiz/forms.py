@@ -9,6 +9,7 @@ from zoneinfo import available_timezones
 from confusable_homoglyphs import confusables
 from django import forms
 from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
+from django.contrib.auth.hashers import check_password
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.utils import timezone
 
@@ -247,24 +248,54 @@ class StudySettingsForm(forms.ModelForm):
 
 
 class EmailForm(forms.ModelForm):
-    """The account's address, on the account page: a new one is unverified until its link is
-    followed (quiz.accounts.emails.set_email); an empty one removes it."""
+    """The account's address, on the account page, after the current password (a session left
+    open must not be enough to move the account's resets elsewhere): a new address is unverified
+    until its link is followed (quiz.accounts.emails.set_email); an empty one removes it."""
+
+    password = forms.CharField(label="Your password", strip=False,
+                               widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}))
 
     class Meta:
         model = User
-        fields = ("email",)
+        fields = ("email",)  # the password is checked, never written
         labels = {"email": "Email"}
-        help_texts = {"email": EMAIL_HELP}
+        help_texts = {"email": EMAIL_HELP + " Leave it empty to remove your address."}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.account_password = self.instance.password
+        if not self.instance.has_usable_password():  # an account made by an LMS launch has none to type
+            del self.fields["password"]
 
     clean_email = clean_account_email
 
+    def clean(self):
+        cleaned = super().clean()
+        if self.is_bound and "email" not in self.data:  # a form that sent no address removes nothing
+            self.add_error("email", "Type the new address, or leave the field empty to remove it.")
+        if "password" in self.fields and not check_password(cleaned.get("password") or "", self.account_password):
+            self.add_error("password", "That is not your password.")
+        return cleaned
+
 
 class VerifiedEmailPasswordResetForm(PasswordResetForm):
-    """Django's reset form, sending only to a verified address: an address someone typed into an
-    account but never confirmed may be anyone's, and must not receive that account's reset link."""
+    """Django's reset form, sending the reset link only to a verified address: an address someone
+    typed into an account but never confirmed may be anyone's, and must not receive that account's
+    reset link. An unverified one gets the verification link instead, saying to ask again once
+    confirmed (accounts made before verification existed are not locked out). The page after is
+    the same either way, as for an unknown address."""
 
     def get_users(self, email):
         return (user for user in super().get_users(email) if user.email_verified_at is not None)
+
+    def save(self, *args, request=None, **kwargs):
+        super().save(*args, request=request, **kwargs)
+        from quiz.accounts.emails import send_verification
+
+        unverified = User.objects.filter(email__iexact=self.cleaned_data["email"], is_active=True,
+                                         email_verified_at__isnull=True)
+        for user in unverified:
+            send_verification(user, request, for_reset=True)
 
 
 # --- Classes and teaching ---------------------------------------------------------------------

@@ -262,7 +262,12 @@ EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Certify <noreply@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # Links in emails sent outside a request (reminders, their unsubscribe link) start with this.
-SITE_URL = os.environ.get("DJANGO_SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+# In production it defaults to HTTPS on the first allowed host: a 127.0.0.1 link in a reminder
+# would reach nobody's server.
+SITE_URL = os.environ.get(
+    "DJANGO_SITE_URL",
+    f"https://{ALLOWED_HOSTS[0]}" if PRODUCTION and ALLOWED_HOSTS else "http://127.0.0.1:8000",
+).rstrip("/")
 # An email verification link works for this long (and once).
 EMAIL_VERIFICATION_TIMEOUT = 60 * 60 * env_int("DJANGO_EMAIL_VERIFICATION_HOURS", 72)
 # A reset link works once (the token hashes the password and last login) and for this long.

@@ -51,7 +51,7 @@ PAGES = {
     "delete_account": ("instructor", lambda w: reverse("delete_account")),
     # Links from emails, opened in any browser.
     "verify_email": ("visitor", lambda w: reverse("verify_email", args=["no-such-token"]), 400),
-    "undo_email_change": ("visitor", lambda w: reverse("undo_email_change", args=["no-such-token"])),
+    "undo_email_change": ("visitor", lambda w: reverse("undo_email_change", args=["no-such-token"]), 400),
     "unsubscribe": ("visitor", lambda w: reverse("unsubscribe", args=[unsubscribe_token(w["learner"], "reviews")])),
     "workload_estimate": ("learner", lambda w: reverse("workload_estimate")),
     # Quizzes and history

@@ -150,19 +150,19 @@ def test_the_database_refuses_a_shared_email_whatever_its_case(db):
 def test_a_learner_adds_and_changes_their_email_on_the_account_page(learner_client, learner):
     assert 'name="email"' in learner_client.get(reverse("account_settings")).content.decode()
 
-    assert learner_client.post(reverse("change_email"), {"email": "alice@example.com"}).status_code == 302
+    assert learner_client.post(reverse("change_email"), {"email": "alice@example.com", "password": PASSWORD}).status_code == 302
     learner.refresh_from_db()
     assert learner.email == "alice@example.com"
 
     # The same address again (another case) is not "taken" by oneself, and changes nothing.
-    response = learner_client.post(reverse("change_email"), {"email": "ALICE@example.com"}, follow=True)
+    response = learner_client.post(reverse("change_email"), {"email": "ALICE@example.com", "password": PASSWORD}, follow=True)
     assert "That is already your address." in response.content.decode()
 
 
 def test_the_account_page_refuses_another_accounts_email_and_changes_nothing(learner_client, learner, mailoutbox):
     make_user("bob", email="bob@example.com")
 
-    response = learner_client.post(reverse("change_email"), {"email": "Bob@example.com"})
+    response = learner_client.post(reverse("change_email"), {"email": "Bob@example.com", "password": PASSWORD})
 
     learner.refresh_from_db()
     assert response.status_code == 400

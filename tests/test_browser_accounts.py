@@ -8,8 +8,8 @@ import pytest
 from playwright.sync_api import expect
 
 from quiz.models import User
-from tests.factories import PASSWORD as FACTORY_PASSWORD
 from tests.browser import ARTIFACTS
+from tests.factories import PASSWORD as FACTORY_PASSWORD
 from tests.factories import make_user
 
 pytestmark = pytest.mark.browser
@@ -45,6 +45,8 @@ def test_a_learner_resets_a_forgotten_password_by_email_on_a_phone(page, mailout
     # The address is confirmed by the link sent to it: only then may a reset go there.
     [verification] = mailoutbox
     page.goto(VERIFY_LINK.search(verification.body).group(1))
+    expect(heading(page)).to_have_text("Confirm your email address")
+    page.get_by_role("button", name="Yes, confirm my address").click()
     expect(heading(page)).to_have_text("Your email address is confirmed")
     assert_fits_the_screen(page)
     page.get_by_role("navigation").get_by_text("Menu", exact=True).click()  # a phone's menu is folded
@@ -110,6 +112,7 @@ def test_a_learner_adds_an_email_and_changes_their_password_in_settings_on_a_pho
     page.get_by_label("Email", exact=True).fill("not-an-address")
     assert page.get_by_label("Email", exact=True).evaluate("input => input.type === 'email' && !input.validity.valid")
     page.get_by_label("Email", exact=True).fill("noor@example.com")
+    page.get_by_label("Your password").fill(FACTORY_PASSWORD)
     page.get_by_role("button", name="Add the address").click()
     expect(page.get_by_text("We sent a link to noor@example.com")).to_be_visible()
     expect(page.get_by_test_id("email-status")).to_contain_text("not confirmed yet")

@@ -19,7 +19,7 @@ from tests.class_factories import (
     make_instructor,
     make_pool,
 )
-from tests.factories import make_deck, make_question_set, make_user, start_attempt
+from tests.factories import PASSWORD, make_deck, make_question_set, make_user, start_attempt
 
 ACTORS = ["anonymous", "learner", "outsider", "owner", "other_instructor"]
 OK = {200, 302}  # a page, or an action's redirect
@@ -146,7 +146,7 @@ URLS = {
     "download_history": ("signed_in", "get", lambda w: [], None),
     # The account page and its forms
     "account_settings": ("signed_in", "get", lambda w: [], None),
-    "change_email": ("signed_in", "post", lambda w: [], lambda w: {"email": ""}),
+    "change_email": ("signed_in", "post", lambda w: [], lambda w: {"email": "", "password": PASSWORD}),
     "send_verification": ("signed_in", "post", lambda w: [], lambda w: {}),
     "password_change": ("signed_in", "get", lambda w: [], None),
     "reminder_settings": ("signed_in", "post", lambda w: [], lambda w: {"reminder_hour": "18"}),
@@ -157,7 +157,7 @@ URLS = {
     "hand_over_class": ("class_owner", "post", lambda w: [w["classroom"].pk], lambda w: {"username": w["other_instructor"].username}),
     # Links in emails: they work without signing in; the token says whose account they act on.
     "verify_email": ("bad_link", "get", lambda w: ["not-a-token"], None),
-    "undo_email_change": ("public", "get", lambda w: ["not-a-token"], None),  # a page with a button
+    "undo_email_change": ("bad_link", "get", lambda w: ["not-a-token"], None),
     "unsubscribe": ("public", "get", lambda w: [unsubscribe_token(w["learner"], "reviews")], None),
 }
 
@@ -168,7 +168,7 @@ PAGES_WITH_A_FORM = {
     "join_class_with_code", "new_pool", "pool", "new_assignment", "assignment", "import_content", "import_preview",
     "new_question", "edit_question", "delete_question", "delete_set", "new_card", "edit_card", "delete_card", "delete_deck",
     "remove_learner", "archive_classroom", "edit_assignment", "copy_assignment", "delete_assignment", "delete_pool", "exclude_question",
-    "mock_exam", "class_mock_exam", "attempt_submit", "password_change", "undo_email_change", "unsubscribe",
+    "mock_exam", "class_mock_exam", "attempt_submit", "password_change", "undo_email_change", "unsubscribe", "verify_email",
     "delete_account",
 }
 

@@ -93,8 +93,8 @@ def signup(request):
             return render(request, "registration/signup.html", {"form": form})
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, f"Welcome, {user.username}! Your first step is the button under “What to do now”.")
-        if emails.send_verification(user, request):
-            messages.info(request, f"We sent a link to {user.email}: open it to confirm the address is yours.")
+        if user.email:
+            _say_whether_the_link_went(request, emails.send_verification(user, request))
         return redirect("home")
     return render(request, "registration/signup.html", {"form": form})
 
@@ -169,7 +169,8 @@ def account_context(request, **forms):
 @login_required
 @ratelimit(key="user", rate=lambda group, request: settings.RATELIMIT_EMAIL_CHANGE, method="POST", block=False)
 def change_email(request):
-    """A new address (or none): verified by its link before anything goes there; the old one is told."""
+    """A new address (or none), after the current password: verified by its link before anything
+    goes there; a verified old address is told and may take the account back."""
     if getattr(request, "limited", False):
         return rate_limited(request, "Changing your email address")
     form = EmailForm(request.POST, instance=User.objects.get(pk=request.user.pk))
@@ -183,11 +184,19 @@ def change_email(request):
         return render(request, "quiz/account.html", account_context(request, email_form=form), status=400)
     if not changed:
         messages.info(request, "That is already your address.")
-    elif request.user.email:
+    elif not request.user.email:
+        messages.success(request, "Your account has no email address now.")
+    else:
+        _say_whether_the_link_went(request, emails.send_verification(request.user, request))
+    return redirect("account_settings")
+
+
+def _say_whether_the_link_went(request, sent):
+    if sent:
         messages.success(request, f"We sent a link to {request.user.email}: open it to confirm the address is yours.")
     else:
-        messages.success(request, "Your account has no email address now.")
-    return redirect("account_settings")
+        messages.error(request, f"The link to {request.user.email} could not be sent just now. "
+                                "Try “Send the link again” in a few minutes.")
 
 
 @require_POST
@@ -196,29 +205,33 @@ def change_email(request):
 def send_verification(request):
     if getattr(request, "limited", False):
         return rate_limited(request, "Sending verification links")
-    if emails.send_verification(request.user, request):
-        messages.success(request, f"We sent a new link to {request.user.email}.")
-    else:
+    if not request.user.email or request.user.email_verified:
         messages.info(request, "There is nothing to verify: your address is verified, or you have none.")
+    else:
+        _say_whether_the_link_went(request, emails.send_verification(request.user, request))
     return redirect("account_settings")
 
 
-@require_safe
+@require_http_methods(["GET", "POST"])
 def verify_email(request, token):
-    """The link in the email: works in any browser, signed in or not (the token says whose it is)."""
+    """The link in the email: a page with a button (mail scanners follow links, and must not
+    confirm an address for whoever typed it), in any browser, signed in or not."""
     try:
-        user = emails.verify(token)
+        user = emails.verify(token) if request.method == "POST" else emails.check_verification(token)
     except emails.LinkProblem as problem:
         return render(request, "registration/email_link.html", {"problem": str(problem)}, status=400)
+    if request.method == "GET":
+        return render(request, "registration/email_link.html", {"confirm": user.email})
     return render(request, "registration/email_link.html", {"verified": user.email})
 
 
 @require_http_methods(["GET", "POST"])
 def undo_email_change(request, token):
     """The link sent to an old address: a page first (mail scanners follow links), the undo on POST."""
-    if request.method == "GET":
-        return render(request, "registration/email_link.html", {"undo": True})
     try:
+        if request.method == "GET":
+            emails.check_undo(token)
+            return render(request, "registration/email_link.html", {"undo": True})
         user = emails.undo_change(token)
     except emails.LinkProblem as problem:
         return render(request, "registration/email_link.html", {"problem": str(problem)}, status=400)
