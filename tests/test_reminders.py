@@ -13,12 +13,14 @@ from django.conf import settings as project_settings
 from django.contrib.messages import get_messages
 from django.core import mail, signing
 from django.core.mail.backends.base import BaseEmailBackend
-from django.core.management import call_command
+from django.core.mail.backends.locmem import EmailBackend as MemoryBackend
+from django.core.management import CommandError, call_command
 from django.template.loader import render_to_string
 from django.test import Client
 from django.urls import reverse
 
 from quiz.accounts.reminders import (
+    BATCH_SIZE,
     RETRY_AFTER,
     STALE_AFTER,
     UNSUBSCRIBE_SALT,
@@ -26,7 +28,7 @@ from quiz.accounts.reminders import (
     send_reminders,
     unsubscribe_token,
 )
-from quiz.models import Assignment, AssignmentOverride, User
+from quiz.models import Assignment, AssignmentOverride, Enrollment, User
 from quiz.models.reminders import ReminderSent
 from tests.class_factories import make_assignment, make_classroom, make_pool, take
 from tests.factories import make_deck, make_question_set, make_user
@@ -37,6 +39,12 @@ UNSUBSCRIBE_LINK = re.compile(r"https?://[^/\s]+(/accounts/unsubscribe/[^/\s]+/)
 
 # A fixed instant, a Monday in June: 18:00 in Auckland (UTC+12), 23:00 the day before in Los Angeles (UTC-7).
 JUNE = datetime(2026, 6, 1, 6, 0, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def public_site(settings):
+    # Tests run with DEBUG off, and the command refuses to send links to the development server.
+    settings.SITE_URL = "https://learn.certify.org"
 
 
 def make_learner(username, zone="UTC", hour=18, **fields):
@@ -62,6 +70,13 @@ def run(now):
     with time_machine.travel(now, tick=False):
         call_command("send_reminders", stdout=output)
     return output.getvalue()
+
+
+def send_at(now):
+    """send_reminders at `now`, with the real clock frozen there too: rows are stamped, and
+    judged stale or ready to retry, by the real clock."""
+    with time_machine.travel(now, tick=False):
+        return send_reminders(now=now)
 
 
 def sent_to(username):
@@ -108,8 +123,38 @@ def test_learners_in_two_zones_get_their_digest_on_their_own_day(db):
     assert (len(sent_to("kiri")), len(sent_to("lou"))) == (1, 1)
     keys = dict(ReminderSent.objects.values_list("user__username", "key"))
     assert keys == {"kiri": "2026-06-01", "lou": "2026-05-31"}
-    run(datetime(2026, 6, 2, 1, 0, tzinfo=UTC))  # 18:00 on Mon 1 June in Los Angeles, 13:00 on the 2nd in Auckland
+    # 18:00 on Mon 1 June in Los Angeles (13:00 on the 2nd in Auckland), but only 19 hours after
+    # Lou's first, which went late (23:00): the next goes 20 hours after it.
+    run(datetime(2026, 6, 2, 1, 0, tzinfo=UTC))
+    assert (len(sent_to("kiri")), len(sent_to("lou"))) == (1, 1)
+    run(datetime(2026, 6, 2, 2, 0, tzinfo=UTC))
     assert (len(sent_to("kiri")), len(sent_to("lou"))) == (1, 2)
+
+
+def test_moving_west_to_a_zone_still_on_yesterday_sends_no_second_digest(db):
+    kiri = make_learner("kiri", zone="Pacific/Auckland")
+    make_due(kiri, 2, JUNE)
+    run(JUNE)  # 18:00 on Mon 1 June in Auckland
+
+    User.objects.filter(pk=kiri.pk).update(time_zone="America/Los_Angeles")
+    run(JUNE + timedelta(minutes=15))  # 23:15 on Sun 31 May in Los Angeles: a date without a digest
+
+    assert len(sent_to("kiri")) == 1
+    run(datetime(2026, 6, 3, 1, 0, tzinfo=UTC))  # 18:00 on Tue 2 June in Los Angeles
+    assert len(sent_to("kiri")) == 2
+
+
+def test_moving_east_to_a_zone_already_on_tomorrow_sends_no_second_digest(db):
+    lou = make_learner("lou", zone="America/Los_Angeles")
+    make_due(lou, 2, JUNE)
+    run(datetime(2026, 6, 1, 1, 0, tzinfo=UTC))  # 18:00 on Sun 31 May in Los Angeles
+
+    User.objects.filter(pk=lou.pk).update(time_zone="Pacific/Auckland")
+    run(JUNE)  # 18:00 on Mon 1 June in Auckland, 5 hours later
+
+    assert len(sent_to("lou")) == 1
+    run(JUNE + timedelta(days=1))  # 18:00 on Tue 2 June in Auckland
+    assert len(sent_to("lou")) == 2
 
 
 def test_a_skipped_reminder_hour_sends_at_the_clock_change(db):
@@ -273,6 +318,27 @@ def test_a_deadline_is_announced_a_day_before_once_and_not_to_who_submitted(clas
     assert "is due tomorrow, Tue 2 Jun 2026, 06:00. You have not submitted it yet." in message.body
 
 
+# Paris, Sat 28 March 2026 at 23:30: the clocks jump from 2:00 to 3:00 overnight, so Sunday has 23
+# hours and less than a day from now reaches Monday.
+BEFORE_SPRING_FORWARD = datetime(2026, 3, 28, 22, 30, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(("due_at", "subject", "body"), [
+    (datetime(2026, 3, 28, 22, 50, tzinfo=UTC), "is due today", "is due today, Sat 28 Mar 2026, 23:50."),
+    (datetime(2026, 3, 29, 18, 0, tzinfo=UTC), "is due tomorrow", "is due tomorrow, Sun 29 Mar 2026, 20:00."),
+    (datetime(2026, 3, 29, 22, 15, tzinfo=UTC), "is due Mon 30 Mar 2026, 00:15", "is due Mon 30 Mar 2026, 00:15."),
+], ids=["today", "tomorrow", "two-dates-away"])
+def test_a_deadline_is_called_tomorrow_only_on_the_next_local_date(classroom, due_at, subject, body):
+    User.objects.filter(username="alice").update(time_zone="Europe/Paris")
+    make_assignment(classroom, title="Week 1 quiz", opens_at=BEFORE_SPRING_FORWARD - timedelta(days=5), due_at=due_at)
+
+    send_reminders(now=BEFORE_SPRING_FORWARD)
+
+    [message] = sent_to("alice")
+    assert message.subject == f"“Week 1 quiz” in Networking 101 {subject}"
+    assert f"“Week 1 quiz” in Networking 101 {body} You have not submitted it yet." in message.body
+
+
 def test_a_learners_own_dates_decide_their_reminders(classroom):
     assignment = make_assignment(classroom, opens_at=JUNE - timedelta(days=5), due_at=JUNE + timedelta(hours=12))
     alice = User.objects.get(username="alice")
@@ -333,15 +399,15 @@ def test_a_failed_send_is_recorded_logged_and_retried_by_a_later_run(db, setting
     at = JUNE.replace(hour=18)
 
     with caplog.at_level(logging.WARNING, logger="quiz.reminders"):
-        [outcome] = send_reminders(now=at)
+        [outcome] = send_at(at)
 
     row = ReminderSent.objects.get(user=alice)
     assert (outcome.status, row.status, row.tries) == ("failed", Status.FAILED, 1)
     assert "the mail server said no" in row.error
     assert f"for user {alice.pk}" in caplog.text and "to be retried" in caplog.text
-    assert send_reminders(now=at + timedelta(minutes=1)) == []  # too soon: a run started twice by hand
+    assert send_at(at + timedelta(minutes=1)) == []  # too soon: a run started twice by hand
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-    send_reminders(now=at + RETRY_AFTER)
+    send_at(at + RETRY_AFTER)
     row.refresh_from_db()
     assert (row.status, row.tries, row.error, len(mail.outbox)) == (Status.SENT, 2, "", 1)
 
@@ -353,7 +419,7 @@ def test_it_gives_up_after_the_last_try(db, settings, caplog):
     at = JUNE.replace(hour=18)
 
     for attempt in range(ReminderSent.MAX_TRIES + 2):
-        send_reminders(now=at + attempt * RETRY_AFTER)
+        send_at(at + attempt * RETRY_AFTER)
 
     assert ReminderSent.objects.get(user=alice).tries == ReminderSent.MAX_TRIES
     assert "giving up" in caplog.text
@@ -365,11 +431,11 @@ def test_a_digest_left_sending_by_a_crash_is_sent_again_later_and_not_the_next_d
     at = JUNE.replace(hour=18)
     ReminderSent.objects.create(user=alice, kind=Kind.DIGEST, key="2026-06-01", claimed_at=at)
 
-    assert send_reminders(now=at + timedelta(minutes=5)) == []  # another run may be sending it now
-    send_reminders(now=at + STALE_AFTER)
+    assert send_at(at + timedelta(minutes=5)) == []  # another run may be sending it now
+    send_at(at + STALE_AFTER)
     assert len(mail.outbox) == 1
     ReminderSent.objects.filter(user=alice).update(status=Status.FAILED, claimed_at=at)
-    send_reminders(now=JUNE.replace(hour=23, minute=59) + timedelta(days=1))  # a failed digest of yesterday
+    send_at(JUNE.replace(hour=23, minute=59) + timedelta(days=1))  # a failed digest of yesterday
     assert ReminderSent.objects.get(user=alice, key="2026-06-01").status == Status.FAILED
     assert ReminderSent.objects.get(user=alice, key="2026-06-02").status == Status.SENT
 
@@ -385,6 +451,89 @@ def test_a_dry_run_lists_what_would_go_and_sends_nothing(db, capsys):
     assert not mail.outbox and not ReminderSent.objects.exists()
 
 
+class NextRunMidSend(MemoryBackend):
+    """A slow mail server: while it takes the first email, the timer starts the next run (at
+    `next_run_at`, on the real clock)."""
+
+    next_run_at = None
+
+    def send_messages(self, messages):
+        at, NextRunMidSend.next_run_at = NextRunMidSend.next_run_at, None
+        if at:
+            with time_machine.travel(at, tick=False):
+                send_reminders()
+        return super().send_messages(messages)
+
+
+def test_a_reminder_claimed_late_in_a_long_run_is_not_stale_to_the_next_run(db, settings):
+    alice = make_learner("alice")
+    make_due(alice, 2, JUNE)
+    start = JUNE.replace(hour=18)
+    settings.EMAIL_BACKEND = "tests.test_reminders.NextRunMidSend"
+    NextRunMidSend.next_run_at = start + timedelta(minutes=45)
+
+    # The run that started at 18:00 reaches Alice 40 minutes later (more than STALE_AFTER), and
+    # the 18:45 run starts while her email goes: her row is 5 minutes old, not stale.
+    with time_machine.travel(start + timedelta(minutes=40), tick=False):
+        [outcome] = send_reminders(now=start)
+
+    assert outcome.status == "sent" and len(sent_to("alice")) == 1
+    assert ReminderSent.objects.get(user=alice).claimed_at == start + timedelta(minutes=40)
+
+
+class WatchingBackend(MemoryBackend):
+    """The test mail server, noting the most reminders claimed and not yet sent when a
+    connection opens (what a crash in it could send twice)."""
+
+    most_in_flight = 0
+
+    def open(self):
+        in_flight = ReminderSent.objects.filter(status=Status.SENDING).count()
+        WatchingBackend.most_in_flight = max(WatchingBackend.most_in_flight, in_flight)
+        return super().open()
+
+
+def test_a_class_of_1200_is_sent_in_batches_and_each_reminder_marked_sent(db, teacher, settings):
+    classroom = make_classroom(teacher)
+    learners = User.objects.bulk_create(
+        User(username=f"learner{n}", email=f"learner{n}@example.com", email_verified_at=JUNE - timedelta(days=30),
+             remind_assignments=True, password="!")
+        for n in range(1200)
+    )
+    Enrollment.objects.bulk_create(Enrollment(classroom=classroom, learner=learner) for learner in learners)
+    make_assignment(classroom, opens_at=JUNE - timedelta(hours=1), due_at=JUNE + timedelta(days=5))
+    settings.EMAIL_BACKEND = "tests.test_reminders.WatchingBackend"
+    WatchingBackend.most_in_flight = 0
+
+    first = send_at(JUNE)
+    again = send_at(JUNE + STALE_AFTER + timedelta(minutes=1))  # a row left "sending" would go again
+
+    assert [outcome.status for outcome in first] == ["sent"] * 1200 and len(mail.outbox) == 1200
+    assert again == []
+    assert ReminderSent.objects.filter(status=Status.SENT).count() == 1200
+    assert WatchingBackend.most_in_flight <= BATCH_SIZE
+
+
+@pytest.mark.parametrize("site", [
+    "http://127.0.0.1:8000", "http://localhost:8000", "https://localhost", "learn.certify.org",  # the last: no scheme
+])
+def test_it_refuses_to_send_links_to_the_development_server_in_production(db, settings, site):
+    alice = make_learner("alice")
+    make_due(alice, 2, JUNE)
+    settings.SITE_URL, settings.DEBUG = site, False
+
+    with pytest.raises(CommandError, match="DJANGO_SITE_URL"):
+        run(JUNE.replace(hour=18))
+
+    assert not mail.outbox and not ReminderSent.objects.exists()
+    output = StringIO()
+    with time_machine.travel(JUNE.replace(hour=18), tick=False):
+        call_command("send_reminders", "--dry-run", stdout=output)  # sends nothing, so it may say what would go
+    assert "Would send 1 reminder(s)." in output.getvalue()
+    settings.DEBUG = True  # a developer trying it out
+    assert "Sent 1 reminder(s)" in run(JUNE.replace(hour=18))
+
+
 def test_a_batch_costs_the_same_queries_whatever_its_learners_but_one_count_and_one_claim_each(
         db, django_assert_num_queries):
     learners = [make_learner(f"learner{n}") for n in range(4)]
@@ -392,9 +541,9 @@ def test_a_batch_costs_the_same_queries_whatever_its_learners_but_one_count_and_
         make_due(learner, 1, JUNE)
 
     # The time zones in use; the learners due a digest, with their counts; per learner: its new
-    # cards, its claim (a savepoint around the INSERT: 3 queries); the rows marked sent; the
-    # assignments in their window (none).
-    with django_assert_num_queries(2 + 4 * (1 + 3) + 2):
+    # cards, its claim (a savepoint around the INSERT: 3 queries), its row marked sent once the
+    # email has gone; the assignments in their window (none).
+    with django_assert_num_queries(2 + 4 * (1 + 3 + 1) + 1):
         outcomes = send_reminders(now=JUNE.replace(hour=18))
 
     assert [outcome.status for outcome in outcomes] == ["sent"] * 4

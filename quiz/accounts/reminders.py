@@ -10,12 +10,17 @@ Sending is idempotent across runs and servers: each reminder is claimed first by
 ReminderSent row (unique per learner, kind and key), and only the run that inserted it sends.
 A send that fails leaves the row "failed"; a later run claims it again while it is still
 relevant (the digest on the same local day, an assignment within its window), up to MAX_TRIES.
+
+Two clocks: `now`, passed in (tests pass a fixed one), decides what is due; the rows' own times
+(claimed, sent, how long ago a claim was made) are the real clock's, read when they happen,
+since they measure how long this run and others have been at it, and a run can last long.
 """
 
 import logging
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import reduce
+from itertools import islice
 from operator import or_
 
 from django import forms
@@ -39,14 +44,17 @@ logger = logging.getLogger("quiz.reminders")
 Kind = ReminderSent.Kind
 Status = ReminderSent.Status
 
-# How many learners (or assignments) one batch reads, and sends through one mail connection.
+# How many learners (or assignments) one batch reads, and how many reminders one batch claims
+# and sends through one mail connection.
 BATCH_SIZE = 200
 # "Is open" goes only for an assignment that opened within the last day: one that opened long
 # before the learner turned reminders on (or joined the class) is old news, not an opening.
 OPEN_WINDOW = timedelta(days=1)
-# "Is due tomorrow" goes once the due date is less than a day away, and only for an assignment
-# that opened more than a day ago: otherwise the "is open" email, which names the due date,
-# came within the last day, and two emails about one assignment in a day is one too many.
+# "Is due" goes once the due date is less than a day away, and only for an assignment that
+# opened more than a day ago: otherwise the "is open" email, which names the due date, came
+# within the last day, and two emails about one assignment in a day is one too many. It says
+# "tomorrow" only when the due date is the next local date: across a 23-hour day (daylight
+# saving starts), less than a day away can be two dates away.
 DUE_WINDOW = timedelta(days=1)
 # A failed send is tried again by a run at least this much later (a timer every 15 minutes
 # retries at each run), so a run started twice by hand does not spend the tries in a minute.
@@ -55,6 +63,10 @@ RETRY_AFTER = timedelta(minutes=10)
 # marking it: it is tried again. If that run did hand the email to the mail server before
 # crashing, the learner gets it twice; a crash in that instant is rare, a lost reminder is not.
 STALE_AFTER = timedelta(minutes=30)
+# No digest within this long of the last one, whatever its date: a learner who moves to a time
+# zone where it is still (or already) another day would otherwise get a second one within hours.
+# A learner who moves their hour earlier gets the next one this long after the last.
+DIGEST_GAP = timedelta(hours=20)
 # The learner's pace: their average measured review time over this many days, each review
 # counted at most LONGEST_REVIEW (a longer one was a pause, not a review).
 PACE_DAYS = 30
@@ -185,17 +197,19 @@ def reachable_users():
     return User.objects.filter(is_active=True, is_placeholder=False, email_verified_at__isnull=False).exclude(email="")
 
 
-def retryable(now):
+def retryable():
     """Claimed rows a run may claim again: failed a while ago, or stuck in "sending" (a crash),
-    with tries left."""
-    failed = Q(status=Status.FAILED, claimed_at__lte=now - RETRY_AFTER)
-    stuck = Q(status=Status.SENDING, claimed_at__lte=now - STALE_AFTER)
+    with tries left. By the real clock, as `claimed_at` is: judged by a run's start, a row that
+    a long run claimed a minute ago would look stale, and be sent twice."""
+    real_now = timezone.now()
+    failed = Q(status=Status.FAILED, claimed_at__lte=real_now - RETRY_AFTER)
+    stuck = Q(status=Status.SENDING, claimed_at__lte=real_now - STALE_AFTER)
     return (failed | stuck) & Q(tries__lt=ReminderSent.MAX_TRIES)
 
 
-def settled(now):
+def settled():
     """Rows that mean "nothing to do": sent, being sent, or out of tries."""
-    return ReminderSent.objects.exclude(retryable(now))
+    return ReminderSent.objects.exclude(retryable())
 
 
 # --- The daily digest ------------------------------------------------------------------------------
@@ -203,9 +217,11 @@ def settled(now):
 def digest_reminders(now):
     """The digests due at `now`, batch by batch: learners who asked for them, whose local hour
     has come today (a skipped hour counts as come at the clock change), with no digest for
-    their local today yet and reviews due. One query per batch, and one per email for its
-    count of new cards."""
-    learners = reachable_users().filter(remind_reviews=True).filter(_hour_has_come_today(now))
+    their local today yet nor in the last DIGEST_GAP, and reviews due. One query per batch, and
+    one per email for its count of new cards."""
+    # By the real clock, as `claimed_at` is (the module's docstring).
+    recent = settled().filter(user=OuterRef("pk"), kind=Kind.DIGEST, claimed_at__gt=timezone.now() - DIGEST_GAP)
+    learners = reachable_users().filter(remind_reviews=True).filter(_hour_has_come_today(now), ~Exists(recent))
     learners = learners.annotate(due_reviews=_due_reviews(now), pace_ms=_pace_ms(now)).filter(due_reviews__gt=0)
     for batch in in_batches(learners):
         yield [_digest(learner, now) for learner in batch]
@@ -220,7 +236,7 @@ def _hour_has_come_today(now):
     terms = []
     for name in names:
         local = now.astimezone(User(time_zone=name).zone)  # an unknown name is UTC, as everywhere
-        today = settled(now).filter(user=OuterRef("pk"), kind=Kind.DIGEST, key=local.date().isoformat())
+        today = settled().filter(user=OuterRef("pk"), kind=Kind.DIGEST, key=local.date().isoformat())
         terms.append(Q(time_zone=name, reminder_hour__lte=local.hour) & ~Exists(today))
     return reduce(or_, terms, Q(pk__in=[]))
 
@@ -266,11 +282,14 @@ def _digest(learner, now):
 # --- Assignments -----------------------------------------------------------------------------------
 
 def assignment_reminders(now):
-    """The "is open" and "is due tomorrow" emails due at `now`, batch by batch of assignments
-    whose dates (or one learner's override) fall in a window: five queries a batch, whatever
-    the number of learners."""
-    for batch in in_batches(_assignments_in_window(now)):
-        yield list(_assignment_batch(batch, now))
+    """The "is open" and "is due" emails due at `now`, in batches of at most BATCH_SIZE,
+    read by batches of assignments whose dates (or one learner's override) fall in a window:
+    five queries for each batch of assignments, whatever the number of learners. A batch of
+    assignments can be a class of a thousand learners each: it is sent in several."""
+    for assignments in in_batches(_assignments_in_window(now)):
+        reminders = _assignment_batch(assignments, now)
+        while batch := list(islice(reminders, BATCH_SIZE)):
+            yield batch
 
 
 def _assignments_in_window(now):
@@ -297,7 +316,7 @@ def _assignment_batch(assignments, now):
     }
     submitted = set(Attempt.objects.finished().filter(assignment__in=list(by_id)).values_list("assignment", "user"))
     done = set(
-        settled(now).filter(kind__in=(Kind.ASSIGNMENT_OPEN, Kind.ASSIGNMENT_DUE), key__in=[str(pk) for pk in by_id])
+        settled().filter(kind__in=(Kind.ASSIGNMENT_OPEN, Kind.ASSIGNMENT_DUE), key__in=[str(pk) for pk in by_id])
         .values_list("user", "kind", "key")
     )
     for enrollment in enrollments:
@@ -326,6 +345,8 @@ def _assignment_reminder(learner, assignment, rules, kind, now):
         "assignment": assignment,
         "classroom": assignment.classroom,
         "due_at": rules.due_at,
+        # Local dates apart, which the email calls "today" or "tomorrow" (0 or 1) and otherwise
+        # does not name: less than a day away is two dates away across a 23-hour day.
         "due_in_days": (rules.due_at.astimezone(zone).date() - now.astimezone(zone).date()).days,
         "page_url": absolute_url("learner_assignment", assignment.pk),
     }
@@ -351,69 +372,72 @@ def send_reminders(*, now=None, dry_run=False):
             if dry_run:
                 outcomes += [Outcome(reminder, "would send") for reminder in batch]
             else:
-                outcomes += send_batch(batch, now)
+                outcomes += send_batch(batch)
     return outcomes
 
 
-def send_batch(reminders, now):
+def send_batch(reminders):
     """Claim each reminder, send the claimed ones through one mail connection, and record how
-    each went (sent rows in one UPDATE)."""
-    claimed = [reminder for reminder in reminders if claim(reminder, now)]
-    outcomes = [Outcome(reminder, "taken") for reminder in reminders if reminder not in claimed]
+    each went. A row is marked sent as soon as its email has gone: a crash mid-batch leaves
+    only the email being sent to be sent again, not every one before it."""
+    rows = {reminder: claim(reminder) for reminder in reminders}
+    outcomes = [Outcome(reminder, "taken") for reminder, row in rows.items() if row is None]
+    claimed = {reminder: row for reminder, row in rows.items() if row is not None}
     if not claimed:
         return outcomes
-    sent = []
+    statuses = {}
     try:
         with get_connection() as connection:
-            for reminder in claimed:
-                if _send_one(reminder, connection, now):
-                    sent.append(reminder)
+            for reminder, row in claimed.items():
+                statuses[reminder] = "sent" if _send_one(reminder, row, connection) else "failed"
     except Exception as error:  # the connection itself failed: whatever was not sent failed with it
-        for reminder in claimed:
-            if reminder not in sent:
-                _record_failure(reminder, error, now)
-    if sent:
-        _rows_of(sent).update(status=Status.SENT, sent_at=now, error="")
-    return outcomes + [Outcome(reminder, "sent" if reminder in sent else "failed") for reminder in claimed]
+        for reminder, row in claimed.items():
+            if reminder not in statuses:
+                _record_failure(reminder, row, error)
+                statuses[reminder] = "failed"
+    return outcomes + [Outcome(reminder, statuses[reminder]) for reminder in claimed]
 
 
-def claim(reminder, now):
-    """True when this run may send the reminder: it inserted its row, or took over a row a
-    failed or crashed run left. The row's unique constraint (or the conditional UPDATE) lets
-    only one run win, on any number of servers."""
+def claim(reminder):
+    """The id of the reminder's ReminderSent row when this run may send it: it inserted the
+    row, or took over one a failed or crashed run left; None when another run has it. The
+    row's unique constraint (or the conditional UPDATE) lets only one run win, on any number
+    of servers. Stamped with the real time of the claim, however long the run has lasted."""
     try:
         with transaction.atomic():
-            ReminderSent.objects.create(user=reminder.user, kind=reminder.kind, key=reminder.key, claimed_at=now)
-        return True
+            row = ReminderSent.objects.create(
+                user=reminder.user, kind=reminder.kind, key=reminder.key, claimed_at=timezone.now()
+            )
+        return row.pk
     except IntegrityError:
         pass
-    again = _rows_of([reminder]).filter(retryable(now))
-    return bool(again.update(status=Status.SENDING, tries=F("tries") + 1, claimed_at=now, error=""))
+    ours = ReminderSent.objects.filter(user=reminder.user, kind=reminder.kind, key=reminder.key)
+    if not ours.filter(retryable()).update(
+        status=Status.SENDING, tries=F("tries") + 1, claimed_at=timezone.now(), error=""
+    ):
+        return None
+    return ours.values_list("pk", flat=True).first()
 
 
-def _send_one(reminder, connection, now):
-    """Send one claimed reminder; False (and the row marked failed) if the mail server refused it."""
+def _send_one(reminder, row, connection):
+    """Send one claimed reminder and mark its row sent; False (and the row marked failed) if the
+    mail server refused it."""
     try:
         reminder.email(connection).send()
     except Exception as error:  # any refusal (SMTP, a bad address) must not stop the batch
-        _record_failure(reminder, error, now)
+        _record_failure(reminder, row, error)
         return False
+    ReminderSent.objects.filter(pk=row).update(status=Status.SENT, sent_at=timezone.now(), error="")
     return True
 
 
-def _record_failure(reminder, error, now):
-    row = _rows_of([reminder])
-    row.update(status=Status.FAILED, error=f"{type(error).__name__}: {error}"[:255])
-    tries = row.values_list("tries", flat=True).first() or 0
+def _record_failure(reminder, row, error):
+    rows = ReminderSent.objects.filter(pk=row)
+    rows.update(status=Status.FAILED, error=f"{type(error).__name__}: {error}"[:255])
+    tries = rows.values_list("tries", flat=True).first() or 0
     gives_up = tries >= ReminderSent.MAX_TRIES
     logger.log(
         logging.ERROR if gives_up else logging.WARNING,
         "%s failed (try %s of %s%s): %s: %s", reminder.describe(), tries, ReminderSent.MAX_TRIES,
         ", giving up" if gives_up else ", to be retried", type(error).__name__, error,
-    )
-
-
-def _rows_of(reminders):
-    return ReminderSent.objects.filter(
-        reduce(or_, (Q(user=r.user, kind=r.kind, key=r.key) for r in reminders))
     )
