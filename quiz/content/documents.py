@@ -117,6 +117,7 @@ class ParsedQuestion:
     kind: str = QuestionKind.SINGLE
     partial_credit: bool = False  # select all that apply: credit from the choices' weights
     case_sensitive: bool = False  # short answer: letter case matters
+    markup: str = "plain"  # how its texts are written: plain, markdown or html (models.Markup)
 
 
 def check_question_kind(question, file, what=None):
@@ -166,6 +167,8 @@ class ParsedCard:
     correction: str
     line: int
     topics: list | None = None  # as ParsedQuestion.topics
+    markup: str = "plain"  # as ParsedQuestion.markup
+    cloze: int | None = None  # a cloze card: the number it asks ({{cN::...}} in `front`)
 
 
 @dataclass

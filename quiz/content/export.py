@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from django.db.models import prefetch_related_objects
 
-from ..models import Deck, Question, QuestionSet
+from ..models import Deck, Markup, Question, QuestionSet
 from ..models.kinds import TYPED
 from .aiken_format import write_aiken
 from .anki_format import write_anki
@@ -34,6 +34,24 @@ def export_content():
 
 def export_json():
     return _json_text(export_content())
+
+
+# Sets or decks read per query by `export_entries`, each with all its questions and choices (or
+# cards): a few at a time, since one set may hold thousands of questions.
+ENTRIES_PER_READ = 20
+
+
+def export_entries(containers):
+    """The entry of export_content's data for each QuestionSet or Deck of the queryset
+    `containers` (one learner's own, say), in the queryset's order, a few read at a time: a
+    caller writing many of them to a stream never holds them all. Four queries per read for
+    sets (sets, questions, choices, topics), three for decks."""
+    if containers.model is QuestionSet:
+        containers, entry = containers.prefetch_related("questions__choices", "questions__topics"), _export_question_set
+    else:
+        containers, entry = containers.prefetch_related("cards__topics"), _export_deck_data
+    for container in containers.select_related("source").iterator(chunk_size=ENTRIES_PER_READ):
+        yield entry(container)
 
 
 def _json_text(content):
@@ -115,6 +133,8 @@ def _question_data(question):
         data["partial_credit"] = True
     if question.case_sensitive:
         data["case_sensitive"] = True
+    if question.markup != Markup.PLAIN:  # plain text, as everything was before markup, writes no key
+        data["markup"] = question.markup
     weighed = question.partial_credit or question.kind in TYPED  # an accepted answer's weight is its credit
     data["choices"] = [_choice_data(choice, weighed) for choice in choices]
     return _with_topics(question, data)
@@ -149,7 +169,12 @@ def _card_data(card, without_myth=False):
     parts = {name: getattr(card, name) for name in CARD_PARTS}
     if without_myth:
         parts.update(misconception="", correction="")
-    return _with_topics(card, {"key": card.key, **parts})
+    data = {"key": card.key, **parts}
+    if card.markup != Markup.PLAIN:
+        data["markup"] = card.markup
+    if card.cloze is not None:
+        data["cloze"] = card.cloze
+    return _with_topics(card, data)
 
 
 def _with_topics(item, data):

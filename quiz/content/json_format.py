@@ -11,7 +11,7 @@ import json.decoder
 import json.scanner
 import re
 
-from ..models import SourceDocument
+from ..models import Markup, SourceDocument
 from ..models.kinds import TYPED, QuestionKind, parse_number
 from .documents import (
     CARD_PARTS,
@@ -147,7 +147,7 @@ def _parse_question(file, item):
         raise ContentError(file, item.line, 'a choice has a "tolerance", which only a numerical question reads')
     question = ParsedQuestion(
         key, stem, explanation, parsed, item.line, _json_topics(file, item), kind=kind, partial_credit=partial_credit,
-        case_sensitive=case_sensitive,
+        case_sensitive=case_sensitive, markup=_markup(file, item),
     )
     return check_question_kind(question, file, f'question "{key}"')
 
@@ -191,7 +191,23 @@ def _parse_deck(file, entry, problems):
 def _parse_card(file, item):
     item = _object(file, item)
     texts = [_text(file, item, name, blank=name in ("misconception", "correction")) for name in CARD_PARTS]
-    return ParsedCard(_key(file, item), *texts, line=item.line, topics=_json_topics(file, item))
+    return ParsedCard(_key(file, item), *texts, line=item.line, topics=_json_topics(file, item),
+                      markup=_markup(file, item), cloze=_cloze(file, item))
+
+
+def _markup(file, item):
+    """"markup": how the item's texts are written ("plain" when absent, as before markup existed)."""
+    markup = item.get("markup", Markup.PLAIN)
+    if markup not in Markup.values:
+        raise ContentError(file, item.line, f'"markup" must be one of: {", ".join(Markup.values)}')
+    return markup
+
+
+def _cloze(file, item):
+    cloze = item.get("cloze")
+    if cloze is not None and (isinstance(cloze, bool) or not isinstance(cloze, int) or not 1 <= cloze <= 500):
+        raise ContentError(file, item.line, '"cloze" must be a whole number from 1 to 500')
+    return cloze
 
 
 def _json_topics(file, item):

@@ -212,6 +212,7 @@ def _create_question(question_set, parsed, position, key):
     question = Question.objects.create(
         question_set=question_set, key=key, position=position, stem=parsed.stem, explanation=parsed.explanation,
         kind=parsed.kind, partial_credit=parsed.partial_credit, case_sensitive=parsed.case_sensitive,
+        markup=parsed.markup,
     )
     Choice.objects.bulk_create(
         Choice(question=question, text=text, is_correct=correct, weight=weight, tolerance=tolerance, match=match, position=position)
@@ -224,6 +225,7 @@ def _update_question(document, question, parsed, position, topics):
     changed = _changed_fields(
         question, position=position, stem=parsed.stem, explanation=parsed.explanation,
         kind=parsed.kind, partial_credit=parsed.partial_credit, case_sensitive=parsed.case_sensitive,
+        markup=parsed.markup,
     )
     choices_changed = sync_choices(question, parsed.choices, file=document.file)
     topics_changed = _sync_topics(question, parsed.topics, topics)
@@ -322,7 +324,7 @@ def _save_cards(document, deck):
         outcome.deleted += 1
     keys = KeyChooser([*(row.key for _, row in pairs if row is not None), *retired_keys])
     for position, (parsed, card) in enumerate(pairs, start=1):
-        texts = {name: getattr(parsed, name) for name in CARD_PARTS}
+        texts = {name: getattr(parsed, name) for name in (*CARD_PARTS, "markup", "cloze")}
         if card is None:
             key = keys.claim(parsed.key, parsed.front)
             card = Card.objects.create(deck=deck, key=key, position=position, **texts)

@@ -194,6 +194,18 @@ class QuestionSet(OwnedContent):
         return 0 < self.question_count <= getattr(self, "held_count", 0)
 
 
+class Markup(models.TextChoices):
+    """How an item's texts are written, so each shows as its author meant (quiz.content.markup):
+    plain text shows as typed; Markdown (CommonMark with tables and code blocks) and HTML (from
+    Anki, Moodle or GIFT's [html]) are rendered and sanitised when shown. The stored text stays as
+    written. One value for all of an item's texts: a question's stem, choices and explanation, a
+    card's faces, misconception and correction."""
+
+    PLAIN = "plain", "Plain text"
+    MARKDOWN = "markdown", "Markdown"
+    HTML = "html", "HTML"
+
+
 class RetirableQuerySet(models.QuerySet):
     def current(self):
         """Items not retired: what new attempts, study, pools, the bank and exports draw from."""
@@ -285,6 +297,7 @@ class Question(Retirable):
     partial_credit = models.BooleanField(default=False)
     # Short answer: whether letter case matters when a typed answer is compared (Moodle's usecase).
     case_sensitive = models.BooleanField(default=False)
+    markup = models.CharField(max_length=8, choices=Markup.choices, default=Markup.PLAIN)
     topics = models.ManyToManyField(Topic, blank=True, related_name="questions")
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -295,6 +308,7 @@ class Question(Retirable):
         constraints = [
             models.UniqueConstraint(fields=["question_set", "key"], name="question_key_unique_in_set"),
             models.CheckConstraint(condition=Q(kind__in=QuestionKind.values), name="question_kind_known"),
+            models.CheckConstraint(condition=Q(markup__in=Markup.values), name="question_markup_known"),
             models.CheckConstraint(
                 condition=Q(partial_credit=False) | Q(kind__in=[QuestionKind.SELECT_ALL, QuestionKind.MATCHING]),
                 name="question_partial_credit_kinds",
@@ -433,6 +447,10 @@ class Card(Retirable):
     back = models.TextField()
     misconception = models.TextField(blank=True)
     correction = models.TextField(blank=True)
+    markup = models.CharField(max_length=8, choices=Markup.choices, default=Markup.PLAIN)
+    # A cloze card (Anki's {{c1::answer}} markers in `front`): the number it asks. A cloze note
+    # makes one card per number, each with its own memory; `back` holds the note's extra text.
+    cloze = models.PositiveSmallIntegerField(null=True, blank=True)
     topics = models.ManyToManyField(Topic, blank=True, related_name="cards")
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -440,7 +458,10 @@ class Card(Retirable):
 
     class Meta:
         ordering = ["deck_id", "position"]
-        constraints = [models.UniqueConstraint(fields=["deck", "key"], name="card_key_unique_in_deck")]
+        constraints = [
+            models.UniqueConstraint(fields=["deck", "key"], name="card_key_unique_in_deck"),
+            models.CheckConstraint(condition=Q(markup__in=Markup.values), name="card_markup_known"),
+        ]
 
     def __str__(self):
         return self.front[:80]

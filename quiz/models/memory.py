@@ -124,6 +124,8 @@ class ReviewLog(models.Model):
         QUIZ = "quiz", "Quiz answer"
         REVIEW = "review", "Review session question"
         DRILL = "drill", "Myth-or-fact drill"
+        # A review brought from another app's history (an Anki package's review log, with consent).
+        IMPORT = "import", "Imported review"
 
     # Neither gets an index of its own: review_user_time and review_memory_time lead with them.
     user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="reviews", db_index=False)
