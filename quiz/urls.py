@@ -19,6 +19,7 @@ from quiz.views import (
     history,
     library,
     manage,
+    media,
     mock_exam,
     my_data,
     quizzes,
@@ -62,6 +63,8 @@ urlpatterns = [
     ])),
     path("topics/<int:topic_id>/quiz/", dashboard.topic_quiz, name="topic_quiz"),
     path("browse/", dashboard.browse, name="browse"),
+    # An image of a set or deck, for those who may see it (files are never served publicly).
+    path("media/<str:name>", media.media_file, name="media_file"),
     path("accounts/", include([
         path("login/", accounts.log_in, name="login"),
         path("signup/", accounts.signup, name="signup"),

@@ -7,7 +7,7 @@ SourceDocument.Kind, so parsed documents can be built and tested without one.
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from pathlib import Path
@@ -159,6 +159,17 @@ def weight_text(weight):
 
 
 @dataclass
+class ParsedMedia:
+    """A file a document carries (a Moodle XML <file>, an Anki package's media): items' texts refer
+    to it as `media:<file_name>`, which saving rewrites to the stored image's own name."""
+
+    file_name: str
+    data: bytes
+    line: int
+    alt: str = ""
+
+
+@dataclass
 class ParsedCard:
     key: str
     front: str
@@ -187,6 +198,8 @@ class ParsedDocument:
     # An export file's keys are the rows' identities; a text document's (`q3`, `c2`) only
     # number its items, so its items are matched by text and position instead.
     keys_are_identities: bool = False
+    # Images the document carries (ParsedMedia), saved with the set or deck (quiz.content.media).
+    media: list = field(default_factory=list)
 
 
 def check_title(title, file, line):
