@@ -3,10 +3,10 @@
 What goes and what stays, and why, is docs/accounts-deletion.md. In short: the account and
 everything only it used go; what other people's history needs stays under a placeholder account
 that names nobody. A learner's answers in their classes' assignments pass to a "Deleted
-learner …" of their own (so every class statistic is unchanged); a set or deck that someone
-else studied or assigned, a pool an assignment uses and an archived class pass to the one
-"Deleted author". Placeholders are inactive, with no usable password and no email: nobody
-signs in as one, and nothing is sent to one.
+learner …" of their own (so every class statistic is unchanged), which stays on the rosters of
+the classes it answered in only; a set or deck that someone else studied or assigned, a pool an
+assignment uses and an archived class pass to the one "Deleted author". Placeholders are
+inactive, with no usable password and no email: nobody signs in as one, and nothing is sent to one.
 
 An instructor's active classes block the deletion: a class whose owner vanished would leave its
 learners without anyone to run it, so the instructor hands each one over or archives it first."""
@@ -20,18 +20,21 @@ from django import forms
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth.hashers import make_password
 from django.contrib.contenttypes.models import ContentType
+from django.core.mail import send_mail
 from django.db import DatabaseError, IntegrityError, models, transaction
 from django.db.models import Exists, F, OuterRef, Q, Value
 from django.db.models.functions import Cast, Coalesce, Concat, Left
 from django.utils import timezone
 from qsessions.models import Session
 
+from quiz.accounts.emails import absolute
 from quiz.lib.content_version import content_changed, page_cache
 from quiz.models import (
     Assignment,
     AssignmentOverride,
     Attempt,
     AttemptSlot,
+    Card,
     Classroom,
     Deck,
     Enrollment,
@@ -46,6 +49,7 @@ from quiz.models import (
     ScheduleFit,
     SourceDocument,
     StudyDay,
+    Topic,
     User,
 )
 
@@ -81,12 +85,9 @@ def shared_content_that_stays(user):
 
 
 def keeps_class_history(user):
-    """Does the account leave answers, enrollments or extensions that a class needs (a "Deleted learner")?"""
-    return (
-        Attempt.objects.filter(user=user, assignment__isnull=False).exists()
-        or Enrollment.objects.filter(learner=user).exists()
-        or AssignmentOverride.objects.filter(learner=user).exists()
-    )
+    """Does the account leave answers in assignments that a class needs (a "Deleted learner")?
+    A place on a roster or an extension with no answer behind it keeps nothing: it goes."""
+    return Attempt.objects.filter(user=user, assignment__isnull=False).exists()
 
 
 def _kept_attempts(user):
@@ -115,6 +116,9 @@ def _deck_used_by_others(user):
 
 # --- Handing a class over ---------------------------------------------------------------------------
 
+NO_SUCH_INSTRUCTOR = "No active instructor has that username."
+
+
 class HandOverForm(forms.Form):
     """Another instructor's username, converted to their account: whom a class goes to."""
 
@@ -130,23 +134,59 @@ class HandOverForm(forms.Form):
         name = self.cleaned_data["username"].strip()
         new_owner = User.objects.filter(username=name, is_active=True, is_instructor=True, is_placeholder=False).first()
         if new_owner is None:
-            raise forms.ValidationError(f"No active instructor has the username “{name}”.")
+            # One wording whether nobody has the name or a learner does: the form tells no more
+            # than whom a class may go to.
+            raise forms.ValidationError(NO_SUCH_INSTRUCTOR)
         if new_owner.pk == self.giver_id:
             raise forms.ValidationError("That is you: type the username of the instructor taking the class over.")
         return new_owner
 
 
 def hand_over(classroom, new_owner):
-    """Make `new_owner` the class's instructor, with the pools its assignments use that no other
-    class of the old owner uses (a pool shared with another of their classes stays theirs)."""
-    old_owner = classroom.owner_id
-    elsewhere = Assignment.objects.filter(pool=OuterRef("pk"), classroom__owner=old_owner).exclude(classroom=classroom)
-    pools = QuestionPool.objects.filter(owner=old_owner, assignments__classroom=classroom).exclude(Exists(elsewhere))
+    """Make `new_owner` the class's instructor, with the pools its assignments use: a pool of
+    the giver's that no other class of theirs uses passes to them; any other (one the giver still
+    uses elsewhere, or someone else's) is copied for them, and the class's assignments use the
+    copy, so the new instructor can open and edit every assignment of the class. Attempts hold
+    their questions, not the pool, so they stay as they were. False, and nothing changed, if
+    the class was no longer the giver's (a second click)."""
+    giver = classroom.owner_id
     with transaction.atomic():
-        QuestionPool.objects.filter(pk__in=list(pools.values_list("pk", flat=True))).update(owner=new_owner)
-        Classroom.objects.filter(pk=classroom.pk).update(owner=new_owner)
+        if not Classroom.objects.filter(pk=classroom.pk, owner=giver).update(owner=new_owner):
+            return False
+        used_elsewhere = Assignment.objects.filter(pool=OuterRef("pk"), classroom__owner=giver).exclude(classroom=classroom)
+        pools = QuestionPool.objects.filter(assignments__classroom=classroom).exclude(owner=new_owner).distinct()
+        passing = list(pools.filter(owner=giver).exclude(Exists(used_elsewhere)).values_list("pk", flat=True))
+        QuestionPool.objects.filter(pk__in=passing).update(owner=new_owner)
+        for pool in pools.exclude(pk__in=passing):
+            copy = _copy_pool(pool, new_owner)
+            Assignment.objects.filter(classroom=classroom, pool=pool).update(pool=copy)
         content_changed()
+        if new_owner.email_verified:
+            giver_name = User.objects.filter(pk=giver).values_list("username", flat=True).first()
+            transaction.on_commit(lambda: _tell_new_owner(classroom, new_owner, giver_name))
     classroom.owner = new_owner
+    return True
+
+
+def _copy_pool(pool, owner):
+    copy = QuestionPool.objects.create(owner=owner, title=pool.title, draw_count=pool.draw_count)
+    PoolQuestion.objects.bulk_create(
+        PoolQuestion(pool=copy, question_id=entry.question_id, position=entry.position) for entry in pool.entries.all()
+    )
+    return copy
+
+
+def _tell_new_owner(classroom, new_owner, giver_name):
+    """An email to the class's new instructor (a verified address only). After the commit, and a
+    mail server that refuses is logged, never an error: the class is theirs either way."""
+    body = (
+        f"{giver_name} handed the class {classroom.name} over to you on Certify: its learners, "
+        f"assignments and grades are yours now.\n\n{absolute(classroom.get_absolute_url())}\n"
+    )
+    try:
+        send_mail(f"{classroom.name} is now your class", body, None, [new_owner.email])
+    except OSError as error:  # smtplib's errors are OSErrors; so are refused connections
+        security_log.error("email not sent", extra={"event": "email_failed", "template": "hand_over", "error": str(error)})
 
 
 # --- The confirmation -------------------------------------------------------------------------------
@@ -192,13 +232,20 @@ def delete_account(user, *, now=None):
         if classes_blocking(user).exists():
             raise DeletionBlocked
         if keeps_class_history(user):
-            _keep_class_history(user, _new_learner_placeholder())
+            _keep_class_history(user, _new_learner_placeholder(now))
+        # The topics that tagged the user's content, read before it goes: those it leaves unused go too.
+        topics = list(
+            Topic.objects.filter(Q(questions__question_set__owner=user) | Q(cards__deck__owner=user))
+            .values_list("pk", flat=True)
+            .distinct()
+        )
         _delete_own_study(user)
         # Made the first time something passes to it, not for every deletion.
         author = functools.cache(_author_placeholder)
         _pass_on_classes(user, author, now)
         _pass_on_pools(user, author)
         _pass_on_content(user, author)
+        _delete_unused_topics(topics)
         _forget_sign_ins(user)
         user.delete()
         content_changed()  # rosters, owners and shared content changed for everyone's dashboard
@@ -207,15 +254,17 @@ def delete_account(user, *, now=None):
     security_log.info("account deleted", extra={"event": "account_deleted", "user_id": user_id})
 
 
-def _new_learner_placeholder():
+def _new_learner_placeholder(now):
     """A "Deleted learner …" of the learner's own, so per-learner counts and statistics do not
-    merge two people. Six hex digits can repeat one day: another name is drawn then."""
+    merge two people. Six hex digits can repeat one day: another name is drawn then. Made
+    (`date_joined`) at the deletion: the gradebook counts it in the completion of an assignment
+    it did not answer only if that was already due by then (quiz.teaching.gradebook)."""
     for _ in range(10):
         try:
             with transaction.atomic():
                 return User.objects.create_user(
                     f"{DELETED_LEARNER} {secrets.token_hex(3)}", email="", password=None,
-                    is_active=False, is_placeholder=True,
+                    is_active=False, is_placeholder=True, date_joined=now,
                 )
         except IntegrityError:
             continue
@@ -232,21 +281,28 @@ def _author_placeholder():
 
 
 def _keep_class_history(user, learner):
-    """The user's answers in assignments, their places on class rosters and their extensions
-    pass to `learner`: gradebooks and item analyses count the same rows as before."""
-    Attempt.objects.filter(user=user, assignment__isnull=False).update(user=learner)
-    Enrollment.objects.filter(learner=user).update(learner=learner)
-    AssignmentOverride.objects.filter(learner=user).update(learner=learner)
+    """The user's answers in assignments pass to `learner`, with their places on the rosters of
+    the classes they answered in and their extensions on the assignments they answered:
+    gradebooks and item analyses count the same rows as before. Their other places and extensions
+    go (_delete_own_study): a placeholder on the roster of a class it never answered in would only
+    be counted as missing everything the class is set from now on."""
+    attempts = Attempt.objects.filter(user=user, assignment__isnull=False)
+    Enrollment.objects.filter(learner=user, classroom__in=attempts.values("assignment__classroom")).update(learner=learner)
+    AssignmentOverride.objects.filter(learner=user, assignment__in=attempts.values("assignment")).update(learner=learner)
+    attempts.update(user=learner)  # last: the two above read these rows as the user's
 
 
 def _delete_own_study(user):
     """Everything else the user did: self-study quizzes and mock exams (with their answers), memory
-    and reviews, schedule fits, counted days, imports waiting and reminders sent."""
+    and reviews, schedule fits, counted days, imports waiting, reminders sent, and places on
+    rosters and extensions that no answer kept."""
     ReviewLog.objects.filter(user=user).delete()
     MemoryState.objects.filter(user=user).delete()
     Attempt.objects.filter(user=user).delete()  # only self-study is left: assignments' passed on
     for model in (ScheduleFit, StudyDay, ReminderSent):
         model.objects.filter(user=user).delete()
+    Enrollment.objects.filter(learner=user).delete()
+    AssignmentOverride.objects.filter(learner=user).delete()
     PendingImport.objects.filter(owner=user).delete()
 
 
@@ -286,13 +342,26 @@ def _pass_on_content(user, author):
     SourceDocument.objects.filter(owner=user).delete()
 
 
+def _delete_unused_topics(topic_ids):
+    """Of the topics that tagged the user's content, those no question or card uses any more: a
+    topic's name is someone's words ("Zoe's diary"), and one no content carries tags nothing.
+    Never any other topic, unused or not: it was not the user's to take."""
+    questions = Question.objects.filter(topics=OuterRef("pk"))
+    cards = Card.objects.filter(topics=OuterRef("pk"))
+    Topic.objects.filter(pk__in=topic_ids).exclude(Exists(questions) | Exists(cards)).delete()
+
+
 def _forget_sign_ins(user):
     """Sessions on every device (qsessions' delete also empties their cache), the failed logins
-    and sign-ins django-axes recorded under the username, and the admin's log of changes to the
-    account (its entries made by the account go with it)."""
+    and sign-ins django-axes recorded under what was typed as the username (the username or the
+    email address, any letter case), and the admin's log of changes to the account (its entries
+    made by the account go with it)."""
     Session.objects.filter(user=user).delete()
+    typed = Q(username__iexact=user.get_username())
+    if user.email:
+        typed |= Q(username__iexact=user.email)
     for model in (AccessAttempt, AccessLog, AccessFailureLog):
-        model.objects.filter(username__iexact=user.get_username()).delete()
+        model.objects.filter(typed).delete()
     about_user = ContentType.objects.get_for_model(User)
     LogEntry.objects.filter(content_type=about_user, object_id=str(user.pk)).delete()
 

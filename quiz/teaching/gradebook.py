@@ -24,6 +24,7 @@ class Cell:
     attempts: int
     finished: int = 0
     late: bool = False  # the attempt that counts (any, for an average) was submitted late
+    counts: bool = True  # in the column's completion (see _counts)
 
 
 @dataclass
@@ -70,18 +71,27 @@ def _cell(assignment, learner, attempts, override, now):
     rules = assignment.rules_for(override)
     standing = standing_of(attempts=attempts, rules=rules, grading=assignment.grading, now=now)
     return Cell(
-        assignment, learner, standing.score, standing.status, len(attempts), finished=standing.finished, late=standing.late
+        assignment, learner, standing.score, standing.status, len(attempts), finished=standing.finished, late=standing.late,
+        counts=_counts(learner, attempts, rules),
     )
+
+
+def _counts(learner, attempts, rules):
+    """A deleted learner's placeholder (quiz.accounts.deletion) answers nothing more: it counts in
+    an assignment's completion where it has attempts, or where the assignment was already due
+    when it was made (a miss is history), never in one that someone can no longer do."""
+    return not learner.is_placeholder or bool(attempts) or rules.due_at <= learner.date_joined
 
 
 def _column(assignment, cells):
     scores = [cell.score for cell in cells if cell.score is not None]
-    done = sum(1 for cell in cells if cell.finished)  # retrying after a submission still counts
+    counted = [cell for cell in cells if cell.counts]
+    done = sum(1 for cell in counted if cell.finished)  # retrying after a submission still counts
     return Column(
         assignment=assignment,
         average=round(sum(scores) / len(scores), 1) if scores else None,
         median=median(scores) if scores else None,
-        completion=percent(done, len(cells)) or 0,
+        completion=percent(done, len(counted)) or 0,
     )
 
 

@@ -55,14 +55,21 @@ def delete_account(request):
 @require_POST
 @login_required
 def hand_over_class(request, classroom_id):
-    """Give one of one's classes to another instructor; only its owner may (404 for anyone else)."""
+    """Give one of one's classes to another instructor; only its owner may (404 for anyone else).
+    The username alone shows what would go to whom; the class goes with `confirm=1` beside it."""
     classroom = get_object_or_404(Classroom.objects.owned_by(request.user), pk=classroom_id)
     form = deletion.HandOverForm(request.POST, classroom=classroom)
     if not form.is_valid():
         return _page(request, deletion.ConfirmDeletionForm(user=request.user), handing_over=(classroom.pk, form), status=400)
     new_owner = form.cleaned_data["username"]
-    deletion.hand_over(classroom, new_owner)
-    messages.success(request, f"{classroom.name} is now {new_owner.get_username()}’s class.")
+    if request.POST.get("confirm") != "1":
+        context = {
+            "classroom": classroom, "new_owner": new_owner,
+            "learners": classroom.enrollments.count(), "assignments": classroom.assignments.count(),
+        }
+        return render(request, "quiz/hand_over_confirm.html", context)
+    if deletion.hand_over(classroom, new_owner):
+        messages.success(request, f"{classroom.name} is now {new_owner.get_username()}’s class.")
     return redirect("delete_account")
 
 
