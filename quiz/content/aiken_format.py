@@ -57,35 +57,50 @@ class _Question:
 
 def parse_aiken(text, file, checksum):
     """([ParsedDocument], []) for an Aiken file, or raise ContentError (ContentErrors with every
-    broken question: each is skipped up to its ANSWER line and the next one read)."""
-    questions, current, problems = [], None, Problems()
+    broken question: each is skipped up to its ANSWER line and the next one read; SkippedItems
+    when only questions are broken, each within its own lines, and others were read)."""
+    questions, current, problems, skipped = [], None, Problems(), []
     for number, line in enumerate(text.split("\n"), start=1):
         line = line.strip()
         if not line:
             continue
         try:
-            current = _read_line(current, line, number, file, questions)
+            current = _read_line(current, line, number, file, questions, skipped)
         except ContentError as error:
-            problems.add(error)
+            # A question's own problem ends at its ANSWER line, where the next question starts
+            # (SkippedItems may leave it out); a lost place (_PlaceLost) is the file's problem.
+            problems.add(error, of_an_item=not isinstance(error, _PlaceLost))
             # One problem per question: what follows it up to the ANSWER line would only echo it.
             current = current or _Question(number, line)
             current.broken = not ANSWER_LINE.match(line)
-            current = current if current.broken else None
-    if current is not None and not current.broken:
-        problems.add(ContentError(file, current.line, "the question has no 'ANSWER: X' line"))
-    problems.raise_if_any()
-    if not questions:
+            if not current.broken:
+                skipped.append(len(questions) + len(skipped) + 1)
+                current = None
+    if current is not None:
+        if not current.broken:
+            problems.add(ContentError(file, current.line, "the question has no 'ANSWER: X' line"), of_an_item=True)
+        skipped.append(len(questions) + len(skipped) + 1)
+    if not questions and not problems.found:
         raise ContentError(file, None, "no questions: expected a question, choices 'A. ...' and 'ANSWER: X'")
-    document = ParsedDocument(
-        file, SourceDocument.Kind.QUIZ, title_from_file_name(file), source_file_name(file), checksum, questions
-    )
+    title, name = problems.collect(title_from_file_name, file), problems.collect(source_file_name, file)
+    document = ParsedDocument(file, SourceDocument.Kind.QUIZ, title, name, checksum, questions, skipped=skipped)
+    problems.raise_if_any([document])
     return [document], []
 
 
-def _read_line(current, line, number, file, questions):
+class _PlaceLost(ContentError):
+    """A line that says the reader may have lost its place: a text line after the choices, or a
+    choice with no question before it, is what a missing ANSWER line looks like, and then the
+    next question was read as the end of this one. Its questions cannot be told apart, so the
+    file is refused rather than a question silently dropped."""
+
+
+def _read_line(current, line, number, file, questions, skipped):
     """The question being read after this line (None after its ANSWER line)."""
     if answer := ANSWER_LINE.match(line):
-        if not (current and current.broken):
+        if current and current.broken:
+            skipped.append(len(questions) + len(skipped) + 1)
+        else:
             questions.append(_finished(current, answer.group(1).strip(), number, file, len(questions) + 1))
         return None
     if current is not None and current.broken:
@@ -96,7 +111,7 @@ def _read_line(current, line, number, file, questions):
         return _Question(number, line)
     elif current.choices:
         message = f"expected the next choice or 'ANSWER: X' for the question on line {current.line}"
-        raise ContentError(file, number, message)
+        raise _PlaceLost(file, number, message)
     else:
         current.text.append(line)
     return current
@@ -111,7 +126,7 @@ def _is_choice(current, choice):
 
 def _add_choice(current, choice, number, file):
     if current is None:
-        raise ContentError(file, number, "a choice before any question text")
+        raise _PlaceLost(file, number, "a choice before any question text")
     letter, _, text = choice.groups()
     expected = chr(ord("A") + len(current.choices))
     if letter != expected:

@@ -56,7 +56,8 @@ def looks_like_anki(lines):
 
 def parse_anki(text, file, checksum):
     """([ParsedDocument], [warning, ...]) for an Anki text export, or raise ContentError
-    (ContentErrors with every broken note)."""
+    (ContentErrors with every broken note; SkippedItems when only notes are broken and others
+    were read). A row the csv reader cannot read or a repeated guid refuses the file."""
     lines = text.split("\n")
     headers = _headers(lines)
     header_count = len(headers)
@@ -68,13 +69,14 @@ def parse_anki(text, file, checksum):
         problems.raise_if_any()
         raise ContentError(file, header_count or 1, "no notes after the header lines")
     notes = _Notes(headers, separator, rows, file)
-    cards = problems.each(notes.card, [(line, row, number) for number, (line, row) in enumerate(rows, start=1)])
+    cards, skipped = problems.items(notes.card, [(line, row, number) for number, (line, row) in enumerate(rows, start=1)])
     _refuse_repeated_guids(cards, file, problems)
-    problems.raise_if_any()
+    title, name = problems.collect(title_from_file_name, file), problems.collect(source_file_name, file)
     document = ParsedDocument(
-        file, SourceDocument.Kind.DECK, title_from_file_name(file), source_file_name(file), checksum, cards,
-        keys_are_identities=notes.guid is not None,
+        file, SourceDocument.Kind.DECK, title, name, checksum, cards, keys_are_identities=notes.guid is not None,
+        skipped=skipped,
     )
+    problems.raise_if_any([document], notes.warnings)
     return [document], notes.warnings
 
 

@@ -64,18 +64,38 @@ class ContentErrors(ContentError):
         return "\n".join(lines + ([f"… and {self.more} more"] if self.more else []))
 
 
+class SkippedItems(ContentErrors):
+    """Problems that are all of items standing on their own, in documents whose other items were
+    read. As a ContentErrors it refuses the file, as every caller that imports all or nothing
+    wants (the import_questions command); a caller that imports the good items (the browser's
+    preview) takes `documents`, each without its skipped items and naming their places
+    (`ParsedDocument.skipped`), and `warnings` instead. A document none of whose items could be
+    read is left out of `documents`: nothing of it is imported, so nothing of it changes.
+    `items` is how many items were skipped."""
+
+    def __init__(self, problems, more, documents, warnings):
+        super().__init__(problems, more)
+        self.items = sum(len(document.skipped) for document in documents)
+        self.documents = [document for document in documents if document.items or not document.skipped]
+        self.warnings = list(warnings)
+
+
 class Problems:
     """What is wrong with a document's items, collected so that one import reports them all.
 
-    A parser runs each item that stands on its own through `collect`, which records the item's
-    ContentError and skips the item; once done, `raise_if_any` raises them all as one
-    ContentErrors. Problems that make the rest meaningless (a file that is not UTF-8, a broken
-    header) are still raised at once: a guess past them would bury the real problem in noise."""
+    A parser runs each item that stands on its own through `items` (or `collect`/`each`, for
+    parts that are not items), which records the item's ContentError and skips the item; once
+    done, `raise_if_any` raises them all as one ContentErrors, or as SkippedItems when every
+    problem is an item's and other items were read. Problems that make the rest meaningless (a
+    file that is not UTF-8, a broken header) are still raised at once: a guess past them would
+    bury the real problem in noise."""
 
     def __init__(self):
         self.found, self.more, self.seen = [], 0, set()
+        self.of_the_file = False  # a problem that is not one item's: the file is refused whole
 
-    def add(self, error):
+    def add(self, error, *, of_an_item=False):
+        self.of_the_file = self.of_the_file or not of_an_item
         for problem in getattr(error, "problems", [error]):
             if str(problem) in self.seen:  # e.g. two bad strings in one JSON object
                 continue
@@ -98,12 +118,35 @@ class Problems:
         """[build(*args), ...] for the args of each item, leaving out the items with a problem."""
         return [built for args in arguments if (built := self.collect(build, *args)) is not None]
 
-    def raise_if_any(self):
-        if self.found:
-            # By file, in the order files were first named, then by line: as an editor lists them.
-            files = list(dict.fromkeys(problem.file for problem in self.found))
-            ordered = sorted(self.found, key=lambda problem: (files.index(problem.file), problem.line or 0))
-            raise ContentErrors(ordered, self.more)
+    def items(self, build, arguments):
+        """([build(*args), ...], [place, ...]) for the args of each item of a document, in order:
+        the items read, and the places (from 1, among the items read and skipped) of those left
+        out for a problem of their own. Use it only where the items stand on their own, so that
+        a broken one cannot change how the next ones read. A build that returns None (an item
+        skipped with a warning) neither is an item nor takes a place."""
+        read, skipped = [], []
+        for args in arguments:
+            try:
+                item = build(*args)
+            except ContentError as error:
+                self.add(error, of_an_item=True)
+                skipped.append(len(read) + len(skipped) + 1)
+                continue
+            if item is not None:
+                read.append(item)
+        return read, skipped
+
+    def raise_if_any(self, documents=None, warnings=()):
+        """Raise what was found, if anything: SkippedItems when every problem is an item's and
+        `documents` (what was read) hold some items, else ContentErrors with every problem."""
+        if not self.found:
+            return
+        # By file, in the order files were first named, then by line: as an editor lists them.
+        files = list(dict.fromkeys(problem.file for problem in self.found))
+        ordered = sorted(self.found, key=lambda problem: (files.index(problem.file), problem.line or 0))
+        if documents is not None and not self.of_the_file and any(document.items for document in documents):
+            raise SkippedItems(ordered, self.more, documents, warnings)
+        raise ContentErrors(ordered, self.more)
 
 
 @dataclass
@@ -200,6 +243,20 @@ class ParsedDocument:
     keys_are_identities: bool = False
     # Images the document carries (ParsedMedia), saved with the set or deck (quiz.content.media).
     media: list = field(default_factory=list)
+    # The places (from 1, among the source's items) of items left out for a problem of their own
+    # (SkippedItems): the items read keep their own places, and saving removes no row, since
+    # any row no item claims may be the one a skipped item would have updated.
+    skipped: list = field(default_factory=list)
+
+    def positions(self):
+        """Each item's place in the set or deck: its place in the source, the skipped items counted."""
+        skipped, positions, place = set(self.skipped), [], 0
+        for _ in self.items:
+            place += 1
+            while place in skipped:
+                place += 1
+            positions.append(place)
+        return positions
 
 
 def check_title(title, file, line):

@@ -88,28 +88,33 @@ def looks_like_gift(text):
 
 def parse_gift(text, file, checksum):
     """([ParsedDocument], [warning, ...]) for a GIFT file, or raise ContentError (ContentErrors
-    with every broken question)."""
+    with every broken question; SkippedItems when only questions are broken and others were read)."""
     if PLACEHOLDERS.search(text):
         line = text.count("\n", 0, PLACEHOLDERS.search(text).start()) + 1
         raise ContentError(file, line, "contains a private-use character (U+E000-U+E007), which GIFT files cannot hold")
-    questions, warnings, topics, problems = [], [], None, Problems()
+    warnings, problems = [], Problems()
+    # A broken question is skipped and the next block read: blocks stand on their own.
+    questions, skipped = problems.items(_parse_question, _questions(text, file, problems, warnings))
+    for number, question in enumerate(questions, start=1):
+        question.key = f"q{number}"
+    if not questions and not problems.found:
+        raise ContentError(file, None, f"no question to import ({len(warnings)} skipped)")
+    title, name = problems.collect(title_from_file_name, file), problems.collect(source_file_name, file)
+    document = ParsedDocument(file, SourceDocument.Kind.QUIZ, title, name, checksum, questions, skipped=skipped)
+    problems.raise_if_any([document], warnings)
+    return [document], warnings
+
+
+def _questions(text, file, problems, warnings):
+    """Yield (_Block, topics, warnings) for each question's block. A broken `$CATEGORY:` line is
+    the file's problem, not a question's: the questions after it would get the wrong topics."""
+    topics = None
     for block in _blocks(text.split("\n")):
-        # A broken question is skipped and the next block read: blocks stand on their own.
         block, category = problems.collect(_category, block, file) or (block[1:], None)
         if category is not None:
             topics = category
         if block:
-            question = problems.collect(_parse_question, _Block(block, file), topics, warnings)
-            if question:
-                question.key = f"q{len(questions) + 1}"
-                questions.append(question)
-    problems.raise_if_any()
-    if not questions:
-        raise ContentError(file, None, f"no question to import ({len(warnings)} skipped)")
-    document = ParsedDocument(
-        file, SourceDocument.Kind.QUIZ, title_from_file_name(file), source_file_name(file), checksum, questions
-    )
-    return [document], warnings
+            yield _Block(block, file), topics, warnings
 
 
 def _blocks(lines):

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ..lib.content_version import content_changed
-from .documents import ContentError, Problems
+from .documents import ContentError, Problems, SkippedItems
 from .reading import parse_document, read_document
 from .sync import save_document
 
@@ -21,6 +21,22 @@ class Report:
 
     outcomes: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
+    skipped: int = 0  # items left out for their problems (see parse_files' `skipped`)
+
+
+@dataclass
+class Skipped:
+    """The items an import leaves out: every problem of theirs (`FILE:LINE: what is wrong`, as
+    ContentErrors lists them, and how many more), and how many items they are."""
+
+    problems: list = field(default_factory=list)
+    more: int = 0
+    items: int = 0
+
+    def add(self, error):
+        self.problems.extend(error.problems)
+        self.more += error.more
+        self.items += error.items
 
 
 def import_documents(paths, *, format=None, owner=None, dry_run=False, now=None):
@@ -35,20 +51,39 @@ def import_documents(paths, *, format=None, owner=None, dry_run=False, now=None)
     return report
 
 
-def parse_files(files, *, format=None):
-    """([ParsedDocument], [warning]) for [(name, bytes)], as uploaded in the browser."""
-    return _read_all(parse_document, [(data, name) for name, data in files], format)
+def parse_files(files, *, format=None, skipped=None):
+    """([ParsedDocument], [warning]) for [(name, bytes)], as uploaded in the browser.
+
+    With `skipped` (a Skipped), a file whose only problems are of items that stand on their own
+    gives its other items, and the problems go into `skipped` (SkippedItems); a file with any
+    other problem still refuses them all."""
+    return _read_all(parse_document, [(data, name) for name, data in files], format, skipped)
 
 
-def _read_all(read, sources, format):
+def _read_all(read, sources, format, skipped=None):
     """([ParsedDocument], [warning]) of read(*source, format) for every source; raises the
     problems of every file at once (ContentErrors), so one run shows all there is to fix."""
-    documents, warnings, problems = [], [], Problems()
+    documents, warnings, problems, partial = [], [], Problems(), []
     for source in sources:
-        if (parsed := problems.collect(read, *source, format)) is not None:
-            documents.extend(parsed[0])
-            warnings.extend(parsed[1])
+        try:
+            parsed, said = read(*source, format)
+        except SkippedItems as error:
+            if skipped is None:
+                problems.add(error)
+                continue
+            partial.append(error)
+            parsed, said = error.documents, error.warnings
+        except ContentError as error:
+            problems.add(error)
+            continue
+        documents.extend(parsed)
+        warnings.extend(said)
+    if problems.found:
+        for error in partial:  # refused with the rest: list every problem there is to fix
+            problems.add(error)
     problems.raise_if_any()
+    for error in partial:
+        skipped.add(error)
     return documents, warnings
 
 

@@ -60,7 +60,8 @@ class _LocatingDecoder(json.JSONDecoder):
 
 def parse_export(text, file):
     """[ParsedDocument, ...], one per set and deck of an export file, or raise ContentError
-    (ContentErrors with every broken question, card, set or deck)."""
+    (ContentErrors with every broken question, card, set or deck; SkippedItems when only
+    questions and cards are broken and others were read)."""
     try:
         data = _LocatingDecoder(text).decode(text)
     except json.JSONDecodeError as error:
@@ -77,7 +78,9 @@ def parse_export(text, file):
     entries = {name: _list(file, data, name, required=False) for name in ("question_sets", "decks")}
     sets = problems.each(_parse_set, [(file, entry, problems) for entry in entries["question_sets"]])
     decks = problems.each(_parse_deck, [(file, entry, problems) for entry in entries["decks"]])
-    problems.raise_if_any()
+    # Only a question's or a card's own problems leave the rest to import (SkippedItems): a
+    # broken set or deck, a repeated key or an unstorable string refuses the file.
+    problems.raise_if_any(sets + decks)
     return sets + decks
 
 
@@ -118,9 +121,9 @@ def _check_json_values(file, data, problems):
 
 def _parse_set(file, entry, problems):
     entry = _object(file, entry, data_line=1)
-    questions = problems.each(_parse_question, [(file, item) for item in _list(file, entry, "questions")])
+    questions, skipped = problems.items(_parse_question, [(file, item) for item in _list(file, entry, "questions")])
     _unique_keys(file, questions, problems)
-    return _parsed_document(file, entry, SourceDocument.Kind.QUIZ, questions)
+    return _parsed_document(file, entry, SourceDocument.Kind.QUIZ, questions, skipped)
 
 
 def _parse_question(file, item):
@@ -183,9 +186,9 @@ def _weight(file, choice):
 
 def _parse_deck(file, entry, problems):
     entry = _object(file, entry, data_line=1)
-    cards = problems.each(_parse_card, [(file, item) for item in _list(file, entry, "cards")])
+    cards, skipped = problems.items(_parse_card, [(file, item) for item in _list(file, entry, "cards")])
     _unique_keys(file, cards, problems)
-    return _parsed_document(file, entry, SourceDocument.Kind.DECK, cards)
+    return _parsed_document(file, entry, SourceDocument.Kind.DECK, cards, skipped)
 
 
 def _parse_card(file, item):
@@ -225,7 +228,7 @@ def _json_topics(file, item):
     return names
 
 
-def _parsed_document(file, entry, kind, items):
+def _parsed_document(file, entry, kind, items, skipped):
     source = entry.get("source")
     if source is not None and (not isinstance(source, str) or not source.strip()):
         raise ContentError(file, entry.line, '"source" must be a file name or null')
@@ -236,7 +239,9 @@ def _parsed_document(file, entry, kind, items):
     # surrogatepass: an entry may still hold a lone surrogate, already a problem that stops
     # the import; for every other text it encodes as UTF-8 does.
     checksum = hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
-    return ParsedDocument(file, kind, title, source, checksum, items, checksum_of_source=False, keys_are_identities=True)
+    return ParsedDocument(
+        file, kind, title, source, checksum, items, checksum_of_source=False, keys_are_identities=True, skipped=skipped
+    )
 
 
 def _object(file, value, data_line=None):

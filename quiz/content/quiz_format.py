@@ -73,22 +73,25 @@ KIND_SYNONYMS = {"numerical": "number", "select all that apply": "select all"}
 
 def parse_quiz(lines, file, checksum):
     """([ParsedDocument], [warning, ...]) for the lines of a quiz document, or raise ContentError
-    (ContentErrors with every broken question: each is skipped and the next one read)."""
+    (ContentErrors with every broken question: each is skipped and the next one read;
+    SkippedItems when only questions are broken and others were read)."""
     numbered = [(number, line.strip()) for number, line in enumerate(lines, start=1) if line.strip()]
     title_line, title = numbered[0]
     if QUESTION_LINE.match(title):
         raise ContentError(file, title_line, "expected the quiz title on the first line, found a question")
     warnings, problems = [], Problems()
-    questions = []
     first_seen = {}
-    for start, stem_match, body in _question_blocks(numbered[1:], file, warnings, problems):
-        question = problems.collect(_numbered_question, file, start, stem_match, body, first_seen, warnings)
-        if question is not None:
-            questions.append(question)
+    # Every `Question N:` line starts a question, whatever the one before it holds: a broken
+    # question is an item of its own, skipped (SkippedItems) while the others are read.
+    blocks = _question_blocks(numbered[1:], file, warnings, problems)
+    questions, skipped = problems.items(
+        _numbered_question, ((file, start, stem_match, body, first_seen, warnings) for start, stem_match, body in blocks)
+    )
     title = problems.collect(check_title, title, file, title_line)
     name = problems.collect(source_file_name, file)
-    problems.raise_if_any()
-    return [ParsedDocument(file, SourceDocument.Kind.QUIZ, title, name, checksum, questions)], warnings
+    document = ParsedDocument(file, SourceDocument.Kind.QUIZ, title, name, checksum, questions, skipped=skipped)
+    problems.raise_if_any([document], warnings)
+    return [document], warnings
 
 
 def _numbered_question(file, start, stem_match, body, first_seen, warnings):

@@ -97,7 +97,7 @@ def looks_like_table(lines):
 
 def parse_table(text, file, checksum):
     """([ParsedDocument], [warning, ...]) for a CSV or TSV file, or raise ContentError
-    (ContentErrors with every broken row)."""
+    (ContentErrors with every broken row; SkippedItems when only rows are broken and others were read)."""
     lines = text.split("\n")
     header_line = next(number for number, line in enumerate(lines, start=1) if line.strip())
     first = lines[header_line - 1]
@@ -108,14 +108,17 @@ def parse_table(text, file, checksum):
         raise ContentError(file, header_line, message)
     header = _row_cells(lines[header_line - 1], delimiter, file, header_line)
     table = _Table(header, file, header_line)
-    # A broken row is skipped and the next one read: rows stand on their own.
+    # A broken row is skipped and the next one read: rows stand on their own. A row the csv
+    # reader cannot read (broken quotes) is the file's problem: quotes decide where the next
+    # rows start, so the rows after it may not be the rows the author wrote.
     problems = Problems()
     rows = list(read_rows(lines, header_line, delimiter, file, problems))
-    items = problems.each(table.item, [(cells, line, number) for number, (line, cells) in enumerate(rows, start=1)])
-    problems.raise_if_any()
-    if not items:
+    items, skipped = problems.items(table.item, [(cells, line, number) for number, (line, cells) in enumerate(rows, start=1)])
+    if not items and not problems.found:
         raise ContentError(file, header_line, "no rows after the header")
-    document = ParsedDocument(file, table.kind, title_from_file_name(file), source_file_name(file), checksum, items)
+    title, name = problems.collect(title_from_file_name, file), problems.collect(source_file_name, file)
+    document = ParsedDocument(file, table.kind, title, name, checksum, items, skipped=skipped)
+    problems.raise_if_any([document], table.warnings)
     return [document], table.warnings
 
 
