@@ -18,6 +18,7 @@ from .anki_format import write_anki
 from .deck_format import write_deck
 from .documents import CARD_PARTS, export_file_name, weight_text
 from .gift_format import write_gift
+from .moodle_xml_format import write_moodle_xml
 from .quiz_format import write_quiz
 from .tabular_format import write_cards_table, write_questions_table
 
@@ -74,6 +75,7 @@ SET_FORMATS = {
     "gift": ("gift", write_gift),
     "aiken": ("txt", write_aiken),
     "csv": ("csv", write_questions_table),
+    "moodle": ("xml", write_moodle_xml),
 }
 DECK_FORMATS = {
     "json": ("json", lambda data: _json_text({"question_sets": [], "decks": [data]})),

@@ -1,7 +1,8 @@
 """Reading one document: its bytes, decoded, recognised by content and handed to its parser.
 
 The format is told by content, never by file name (unless the caller names it): an export
-file starts with `{`; a quiz has a `Question N:` line followed by a `- choice` line; an Anki
+file starts with `{` and a Moodle XML file with `<?xml` (or its `<quiz>` root); a quiz has
+a `Question N:` line followed by a `- choice` line; an Anki
 export starts with `#separator:`-style header lines; a GIFT file has `::name::`,
 `$CATEGORY:` or a paragraph ending in an answer block `{...}`; an Aiken file has an
 `ANSWER: X` line after `A. ...` choice lines; a CSV/TSV file's first line is a header naming
@@ -19,6 +20,7 @@ from .deck_format import parse_deck
 from .documents import MAX_FILE_BYTES, ContentError, check_item_count
 from .gift_format import looks_like_gift, parse_gift
 from .json_format import parse_export
+from .moodle_xml_format import looks_like_moodle_xml, parse_moodle_xml
 from .quiz_format import CHOICE_LINE, KIND_LINE, QUESTION_LINE, parse_quiz
 from .tabular_format import looks_like_table, parse_table
 
@@ -55,6 +57,8 @@ def recognise(text):
     """The name of the format of a decoded document, told by its content."""
     if text.lstrip().startswith("{"):
         return "json"
+    if looks_like_moodle_xml(text):
+        return "moodle"
     lines = text.split("\n")
     if looks_like_quiz(lines):
         return "quiz"
@@ -94,6 +98,7 @@ FORMATS = {
     "aiken": parse_aiken,
     "csv": parse_table,
     "anki": parse_anki,
+    "moodle": parse_moodle_xml,
 }
 
 
