@@ -26,6 +26,7 @@ from django.core.management import call_command
 from PIL import Image
 
 from quiz.content import ContentError, ExportError, export_one, parse_document
+from quiz.content.documents import SkippedItems
 from quiz.content.moodle_xml_format import write_moodle_xml
 from quiz.content.reading import recognise
 from quiz.models import QuestionSet
@@ -828,6 +829,20 @@ def test_every_broken_question_is_reported_at_once():
         parse(quiz(broken, TRUE_FALSE, broken))
 
     assert [problem.line for problem in refused.value.problems] == [3, 7]
+
+
+def test_broken_questions_are_skipped_items_and_a_broken_file_is_not():
+    broken = multichoice(("a", 50), ("b", 0))
+
+    with pytest.raises(SkippedItems) as skipped:
+        parse(quiz(broken, TRUE_FALSE, broken, TRUE_FALSE))
+    [document] = skipped.value.documents
+    assert (document.skipped, document.positions(), len(document.items)) == ([1, 3], [2, 4], 2)
+
+    with pytest.raises(ContentError) as refused:  # a broken category names the topics of what follows
+        parse(quiz(TRUE_FALSE, f'<question type="category"><category><text>{"t" * 101}</text></category></question>',
+                   TRUE_FALSE))
+    assert not isinstance(refused.value, SkippedItems)
 
 
 def test_an_encoding_declaration_other_than_utf8_does_not_garble_the_utf8_text():

@@ -117,19 +117,20 @@ def looks_like_moodle_xml(text):
 
 def parse_moodle_xml(text, file, checksum):
     """([ParsedDocument], [warning, ...]) for a Moodle XML file, or raise ContentError
-    (ContentErrors with every broken question)."""
+    (ContentErrors with every broken question; SkippedItems when only questions are broken and
+    others were read: questions stand on their own, but for their category)."""
     bank = _Bank(file)
+    problems = bank.problems
     try:
         _read_questions(text, file, bank.add)
     except ContentError as error:  # the file stops being readable here: report it with the rest
-        bank.problems.add(error)
-    bank.problems.raise_if_any()
-    if not bank.questions:
+        problems.add(error)
+    if not bank.questions and not problems.found:
         raise ContentError(file, None, f"no question to import ({bank.skipped} skipped)")
-    document = ParsedDocument(
-        file, SourceDocument.Kind.QUIZ, title_from_file_name(file), source_file_name(file), checksum,
-        bank.questions, media=list(bank.media.values()),
-    )
+    title, name = problems.collect(title_from_file_name, file), problems.collect(source_file_name, file)
+    document = ParsedDocument(file, SourceDocument.Kind.QUIZ, title, name, checksum, bank.questions,
+                              media=list(bank.media.values()), skipped=bank.places_skipped)
+    problems.raise_if_any([document], bank.warnings)
     return [document], bank.warnings
 
 
@@ -232,6 +233,7 @@ class _Bank:
     def __init__(self, file):
         self.file, self.questions, self.media, self.warnings = file, [], {}, []
         self.topics, self.skipped, self.problems = None, 0, Problems()
+        self.places_skipped = []  # of the questions with a problem of their own, from 1 (ParsedDocument.skipped)
 
     def add(self, element):
         kind = element.attrs.get("type", "")
@@ -241,7 +243,12 @@ class _Bank:
                 self.topics = topics
             return
         before = set(self.media)
-        question = self.problems.collect(_Question(element, self).parse)
+        try:
+            question = _Question(element, self).parse()
+        except ContentError as error:  # a question stands on its own: the next ones read as they would
+            self.problems.add(error, of_an_item=True)
+            self.places_skipped.append(len(self.questions) + len(self.places_skipped) + 1)
+            question = None
         if question:
             question.key = f"q{len(self.questions) + 1}"
             self.questions.append(question)
