@@ -1,0 +1,391 @@
+"""Anki packages (.apkg, .colpkg): packages written by genanki and by Anki's own `anki` package, in
+the legacy and the current collection formats, read as decks (keys, cloze cards, topics, images),
+updated in place on re-import, their review history imported with consent, and bad packages
+refused with a message, never an error page."""
+
+import io
+import re
+import zipfile
+from datetime import UTC, datetime, timedelta
+
+import genanki
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+from PIL import Image
+
+from quiz.content import ContentError, apkg_format, parse_document
+from quiz.content.apkg_format import parse_apkg
+from quiz.content.apkg_history import import_package_reviews, import_review_history, reviews_in
+from quiz.content.importing import import_parsed
+from quiz.models import Card, Deck, MemoryState, PendingImport, ReviewLog
+from quiz.study import scheduling
+from quiz.study.bulk import replay
+from tests.factories import make_user
+
+DAY = timedelta(days=1)
+
+
+def png(colour="red"):
+    out = io.BytesIO()
+    Image.new("RGB", (4, 4), colour).save(out, "PNG")
+    return out.getvalue()
+
+
+# --- Packages written by genanki -------------------------------------------------------------------
+
+VOCABULARY = genanki.Model(
+    1607392319, "Vocabulary",
+    fields=[{"name": "Word"}, {"name": "Meaning"}, {"name": "Example"}],
+    templates=[{"name": "Card 1", "qfmt": "{{Word}}", "afmt": "{{FrontSide}}<hr id=answer>{{Meaning}}<br>{{Example}}"}],
+)
+
+
+def genanki_package(tmp_path, *, ssh_back="22", name="deck.apkg", extra_notes=()):
+    deck = genanki.Deck(2059400110, "Networking")
+    notes = [
+        genanki.Note(genanki.BASIC_MODEL, ["Which port does <b>SSH</b> use?", ssh_back], tags=["ports", "ssh"],
+                     guid="ssh-guid"),
+        genanki.Note(genanki.BASIC_AND_REVERSED_CARD_MODEL, ["TCP", 'Transport <img src="tcp diagram.png">'],
+                     guid="tcp-guid"),
+        genanki.Note(genanki.CLOZE_MODEL, ["{{c1::443}} is the port of {{c2::HTTPS::a protocol}}", "Well known"],
+                     tags=["ports", "leech"], guid="cloze-guid"),
+        genanki.Note(genanki.BASIC_TYPE_IN_THE_ANSWER_MODEL, ["DNS port?", "53"], guid="typed-guid"),
+        *extra_notes,
+    ]
+    for note in notes:
+        deck.add_note(note)
+    images = tmp_path / "tcp diagram.png"
+    images.write_bytes(png())
+    package = genanki.Package(deck, media_files=[str(images)])
+    path = tmp_path / name
+    package.write_to_file(str(path))
+    return path.read_bytes()
+
+
+def parsed(data, name="deck.apkg"):
+    warnings = []
+    documents, history = parse_apkg(name, data, warnings=warnings)
+    return documents, history, warnings
+
+
+def test_it_reads_basic_reversed_typed_and_cloze_notes_written_by_genanki(tmp_path):
+    [deck], history, warnings = parsed(genanki_package(tmp_path))
+
+    assert (deck.title, deck.kind, deck.file_name, deck.keys_are_identities) == ("Networking", "deck", None, True)
+    cards = {card.key: card for card in deck.items}
+    assert list(cards) == ["ssh-guid:0", "tcp-guid:0", "tcp-guid:1", "cloze-guid:0", "cloze-guid:1", "typed-guid:0"]
+    ssh = cards["ssh-guid:0"]
+    assert (ssh.front, ssh.back, ssh.markup, ssh.cloze, ssh.topics) == (
+        "Which port does <b>SSH</b> use?", "22", "html", None, ["ports", "ssh"]
+    )
+    # The reversed card is the note swapped; the image is the deck's, referred to as media:.
+    assert cards["tcp-guid:0"].back == cards["tcp-guid:1"].front == 'Transport <img src="media:tcp%20diagram.png">'
+    assert cards["tcp-guid:1"].back == "TCP"
+    # One card per cloze number, each with the whole text and the Extra; Anki's own tags are not topics.
+    first, second = cards["cloze-guid:0"], cards["cloze-guid:1"]
+    assert (first.cloze, second.cloze) == (1, 2)
+    assert first.front == second.front == "{{c1::443}} is the port of {{c2::HTTPS::a protocol}}"
+    assert (first.back, first.topics) == ("Well known", ["ports"])
+    assert (cards["typed-guid:0"].front, cards["typed-guid:0"].back) == ("DNS port?", "53")
+    assert [card.line for card in deck.items] == [1, 2, 3, 4, 5, 6]
+    [image] = deck.media
+    assert (image.file_name, image.data, image.line) == ("tcp diagram.png", png(), 2)
+    assert history == {}  # genanki writes no reviews
+    assert not [warning for warning in warnings if "note" in warning]
+
+
+def test_other_note_types_and_sounds_are_imported_with_a_warning(tmp_path):
+    extra = [
+        genanki.Note(VOCABULARY, ["chien", "dog", "Le chien dort."], guid="vocab-guid"),
+        genanki.Note(genanki.BASIC_MODEL, ["Say it [sound:hello.mp3]", "hello"], guid="sound-guid"),
+    ]
+    [deck], _, warnings = parsed(genanki_package(tmp_path, extra_notes=extra))
+
+    cards = {card.key: card for card in deck.items}
+    assert (cards["vocab-guid:0"].front, cards["vocab-guid:0"].back) == ("chien", "dog")
+    assert cards["sound-guid:0"].front == "Say it "
+    vocabulary = next(note for note in warnings if "'Vocabulary'" in note)
+    assert re.match(r"deck\.apkg: note \d+: note type 'Vocabulary' is not a Basic or Cloze type", vocabulary)
+    assert any(re.match(r"deck\.apkg: note \d+: sounds \(\[sound:\.\.\.\]\) were removed", note) for note in warnings)
+
+
+def test_a_package_is_recognised_by_its_content_whatever_its_name(tmp_path):
+    data = genanki_package(tmp_path)
+
+    documents, _ = parse_document(data, "Networking deck.zip")
+    named, _ = parse_document(data, "anything", "apkg")
+
+    assert [card.key for card in documents[0].items] == [card.key for card in named[0].items]
+
+
+# --- Packages written by Anki itself --------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def anki_packages(tmp_path_factory):
+    """{"apkg": bytes, "legacy apkg": ..., "colpkg": ..., "legacy colpkg": ...} of one collection,
+    and the guids of its notes: a Basic, a reversed and a cloze note in Networking::Ports, a Basic
+    one in Default; every card answered, and an older history of the Basic card."""
+    from anki.collection import Collection, ExportAnkiPackageOptions
+
+    folder = tmp_path_factory.mktemp("anki")
+    path = str(folder / "collection.anki2")
+    collection = Collection(path)
+    models = collection.models
+    ports = collection.decks.id("Networking::Ports")
+    collection.media.write_data("ssh.png", png("blue"))
+    notes = {}
+    for name, notetype, fields, deck in [
+        ("basic", "Basic", ["Which port does SSH use?", '22 <img src="ssh.png">'], ports),
+        ("reversed", "Basic (and reversed card)", ["chien", "dog"], ports),
+        ("cloze", "Cloze", ["{{c1::Paris}} is the capital of {{c2::France::a country}}", "Europe"], ports),
+        ("default", "Basic", ["Loose card", "in Default"], 1),
+    ]:
+        note = collection.new_note(models.by_name(notetype))
+        for index, value in enumerate(fields):
+            note.fields[index] = value
+        note.tags = ["networking"]
+        collection.add_note(note, deck)
+        notes[name] = note
+    basic_card = notes["basic"].cards()[0].id
+    now_ms = int(timezone.now().timestamp() * 1000)
+    older = [  # (days ago, ease, type, factor): learn, review, lapse, relearn, then entries without a rating
+        (30, 3, 0, 0), (26, 3, 1, 2500), (12, 1, 1, 2500), (11.9, 3, 2, 2300),
+        (11, 0, 4, 0),  # manual: Set Due Date
+        (10, 3, 3, 0),  # cramming in a filtered deck that did not reschedule
+        (9, 3, 3, 2300),  # a filtered deck that did reschedule
+    ]
+    for days, ease, kind, factor in older:
+        collection.db.execute(
+            "insert into revlog (id, cid, usn, ease, ivl, lastIvl, factor, time, type) values (?, ?, 0, ?, 1, 1, ?, ?, ?)",
+            now_ms - int(days * 86_400_000), basic_card, ease, factor, 8000, kind,
+        )
+    for deck in (ports, 1):
+        collection.decks.select(deck)
+        while (card := collection.sched.getCard()) is not None and card.reps == 0:
+            card.start_timer()
+            collection.sched.answerCard(card, 3)
+    packages = {}
+    for name, legacy in (("apkg", False), ("legacy apkg", True)):
+        out = str(folder / f"{name}.apkg")
+        options = ExportAnkiPackageOptions(with_scheduling=True, with_media=True, with_deck_configs=False, legacy=legacy)
+        collection.export_anki_package(out_path=out, options=options, limit=None)
+        packages[name] = open(out, "rb").read()
+    for name, legacy in (("colpkg", False), ("legacy colpkg", True)):
+        out = str(folder / f"{name}.colpkg")
+        collection.export_collection_package(out, include_media=True, legacy=legacy)
+        packages[name] = open(out, "rb").read()
+        collection = Collection(path)
+    collection.close()
+    return packages, {name: note.guid for name, note in notes.items()}
+
+
+@pytest.mark.parametrize("kind", ["apkg", "legacy apkg", "colpkg", "legacy colpkg"])
+def test_packages_anki_writes_in_every_format_read_the_same(anki_packages, kind):
+    packages, guids = anki_packages
+    names = {"apkg": "collection.anki21b", "legacy apkg": "collection.anki21", "colpkg": "collection.anki21b",
+             "legacy colpkg": "collection.anki21"}
+    assert names[kind] in zipfile.ZipFile(io.BytesIO(packages[kind])).namelist()
+
+    documents, history, warnings = parsed(packages[kind], f"mine.{kind.split()[-1]}")
+
+    default, ports = documents
+    assert (default.title, ports.title) == ("Default", "Networking::Ports")  # a subdeck is a deck of its own
+    basic, reversed_, cloze = guids["basic"], guids["reversed"], guids["cloze"]
+    assert [card.key for card in ports.items] == [
+        f"{basic}:0", f"{reversed_}:0", f"{reversed_}:1", f"{cloze}:0", f"{cloze}:1"
+    ]
+    cards = {card.key: card for card in ports.items}
+    assert cards[f"{basic}:0"].back == '22 <img src="media:ssh.png">'
+    assert [m.file_name for m in ports.media] == ["ssh.png"] and not default.media
+    assert (cards[f"{reversed_}:1"].front, cards[f"{reversed_}:1"].back) == ("dog", "chien")
+    assert (cards[f"{cloze}:1"].cloze, cards[f"{cloze}:1"].back) == (2, "Europe")
+    assert all(card.topics == ["networking"] for card in ports.items)
+    assert [card.key for card in default.items] == [f"{guids['default']}:0"]
+    assert not [warning for warning in warnings if "note" in warning]
+
+    # Each card answered once now; the Basic card also has its older history, without the
+    # entries that carry no rating (a manual change, cramming that did not reschedule).
+    assert set(history) == {card.key for document in documents for card in document.items}
+    older = history[f"{basic}:0"]
+    assert [(rating, duration) for _, rating, duration in older[:5]] == [(3, 8000), (3, 8000), (1, 8000), (3, 8000),
+                                                                         (3, 8000)]
+    assert len(older) == 6 and older == sorted(older)
+    assert all(moment.tzinfo is UTC for moment, _, _ in older)
+    assert timezone.now() - older[0][0] == pytest.approx(30 * DAY, abs=timedelta(minutes=5))
+    assert all(len(reviews) == 1 and reviews[0][1] == 3 for key, reviews in history.items() if key != f"{basic}:0")
+
+
+# --- Saving, re-importing, the review history -----------------------------------------------------------
+
+def save(data, owner, name="deck.apkg", now=None):
+    documents, history, warnings = parsed(data, name)
+    import_parsed(documents, owner=owner, now=now)
+    return documents, history
+
+
+def test_reimporting_an_updated_package_updates_each_card_in_place_and_keeps_its_history(tmp_path, learner):
+    save(genanki_package(tmp_path, name="v1.apkg"), learner)
+    deck = Deck.objects.get(owner=learner)
+    rows = dict(Card.objects.filter(deck=deck).values_list("key", "pk"))
+    ssh = Card.objects.get(deck=deck, key="ssh-guid:0")
+    scheduling.rate(user=learner, kind=MemoryState.Kind.CARD, item=ssh, rating=3, source=ReviewLog.Source.STUDY)
+
+    save(genanki_package(tmp_path, ssh_back="22 (TCP)", name="v2.apkg"), learner)
+
+    assert Deck.objects.get(owner=learner).pk == deck.pk
+    assert dict(Card.objects.filter(deck=deck).values_list("key", "pk")) == rows
+    ssh.refresh_from_db()
+    assert (ssh.back, ssh.markup) == ("22 (TCP)", "html")
+    assert ReviewLog.objects.filter(memory__card=ssh, user=learner).count() == 1
+
+
+def expected_memory(user, card, logs):
+    memory = MemoryState(user=user, kind=MemoryState.Kind.CARD, card=card, due=timezone.now())
+    fresh = [ReviewLog(user=user, rating=log.rating, reviewed_at=log.reviewed_at, source=log.source) for log in logs]
+    replay(memory, fresh, scheduling.scheduler_for(user))
+    return memory
+
+
+def test_the_review_history_becomes_the_learners_log_and_schedule(anki_packages, learner, other_learner):
+    packages, guids = anki_packages
+    documents, history = save(packages["apkg"], learner)
+    save(packages["apkg"], other_learner)
+    # The learner has already studied one card here: the imported reviews come before it.
+    ports = Deck.objects.get(owner=learner, title="Networking::Ports")
+    basic = Card.objects.get(deck=ports, key=f"{guids['basic']}:0")
+    scheduling.rate(user=learner, kind=MemoryState.Kind.CARD, item=basic, rating=4, source=ReviewLog.Source.STUDY)
+
+    counts = import_package_reviews(learner, [("deck.apkg", packages["apkg"])], documents)
+
+    total = sum(len(reviews) for reviews in history.values())
+    assert (counts.cards, counts.added, counts.already, counts.later) == (len(history), total, 0, 0)
+    imported = ReviewLog.objects.filter(user=learner, source=ReviewLog.Source.IMPORT)
+    assert imported.count() == total
+    assert not ReviewLog.objects.filter(user=other_learner).exists()
+    now = timezone.now()
+    for memory in MemoryState.objects.filter(user=learner):
+        logs = list(ReviewLog.objects.filter(memory=memory).order_by("reviewed_at", "pk"))
+        expected = expected_memory(learner, memory.card, logs)
+        assert (memory.due, memory.reps, memory.lapses, memory.phase) == (
+            expected.due, expected.reps, expected.lapses, expected.phase
+        )
+        assert (memory.stability, memory.difficulty) == pytest.approx((expected.stability, expected.difficulty))
+        assert memory.due > now  # every card was answered a moment ago
+    basic_logs = list(ReviewLog.objects.filter(memory__card=basic).order_by("reviewed_at"))
+    assert [log.source for log in basic_logs] == [ReviewLog.Source.IMPORT] * 6 + [ReviewLog.Source.STUDY]
+    assert basic_logs[0].was_new and not basic_logs[-1].was_new  # replayed from the first Anki review on
+    assert MemoryState.objects.get(card=basic).lapses == 1
+
+    again = import_package_reviews(learner, [("deck.apkg", packages["apkg"])], documents)
+
+    assert (again.added, again.already) == (0, total)
+    assert imported.count() == total
+
+
+def test_only_the_decks_own_cards_and_past_reviews_are_imported(anki_packages, learner):
+    packages, guids = anki_packages
+    _, history = save(packages["colpkg"], learner)
+    default = Deck.objects.get(owner=learner, title="Default")
+    key = f"{guids['default']}:0"
+    future = {key: [(timezone.now() + DAY, 3, None)], "no-such-card:0": [(timezone.now() - DAY, 3, None)]}
+
+    assert vars(import_review_history(learner, default, future)) == {"cards": 1, "added": 0, "already": 0, "later": 1}
+    counts = import_review_history(learner, default, history)
+
+    assert (counts.cards, counts.added) == (1, 1)
+    assert ReviewLog.objects.filter(user=learner).count() == 1
+
+
+def test_the_preview_can_say_how_many_reviews_a_package_holds(anki_packages, tmp_path):
+    packages, _ = anki_packages
+    files = [("mine.apkg", packages["apkg"]), ("notes.txt", b"Front\n\nBack\n"), ("new.apkg", genanki_package(tmp_path))]
+
+    assert reviews_in(files) == {"mine.apkg": 11}  # the Basic card's 6, and one for each other card
+
+
+# --- Bad packages -----------------------------------------------------------------------------------------
+
+def zipped(members):
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    return out.getvalue()
+
+
+def refusal(data, name="bad.apkg", format=None):
+    with pytest.raises(ContentError) as refused:
+        parse_document(data, name, format)
+    return str(refused.value)
+
+
+def test_what_is_not_an_anki_package_is_refused_with_a_message(tmp_path):
+    good = genanki_package(tmp_path)
+
+    assert refusal(good[: len(good) // 2]).startswith("bad.apkg: the package is not a readable zip file")
+    assert refusal(zipped({"notes.txt": b"hello"})) == (
+        "bad.apkg: a zip file, but not an Anki package: it has no collection.anki2, collection.anki21 or "
+        "collection.anki21b"
+    )
+    assert refusal(b"Front\n\nBack\n", format="apkg").startswith("bad.apkg: the package is not a readable zip file")
+    assert refusal(zipped({"collection.anki2": b"not a database"})).startswith(
+        "bad.apkg: Anki could not read this package"
+    )
+
+
+def test_a_zip_bomb_is_refused_before_anything_unpacks_it():
+    bomb = zipped({"collection.anki2": b"\0" * 300_000_000})
+
+    assert len(bomb) < 1_000_000
+    assert refusal(bomb) == "bad.apkg: the package unpacks to more than 200 MB"
+
+
+def test_a_member_larger_than_it_says_is_refused():
+    honest = zipped({"collection.anki2": b"\0" * 10_000, "media": b"{}"})
+    # The central directory says 100 bytes: reading it would stop short and fail its CRC.
+    lying = honest.replace((10_000).to_bytes(4, "little"), (100).to_bytes(4, "little"))
+
+    assert lying != honest
+    assert refusal(lying).startswith("bad.apkg: the package is not a readable zip file")
+
+
+def test_a_collection_that_unpacks_past_the_limit_stops_the_reader(anki_packages, monkeypatch):
+    packages, _ = anki_packages
+    data = packages["legacy colpkg"][:-1] + packages["legacy colpkg"][-1:]  # a new bytes object: not the cached read
+    declared = sum(member.file_size for member in zipfile.ZipFile(io.BytesIO(data)).infolist())
+    monkeypatch.setattr(apkg_format, "MAX_UNPACKED_BYTES", declared + 1)
+    apkg_format.read_package.cache_clear()
+
+    assert refusal(data) == f"bad.apkg: the package unpacks to more than {(declared + 1) // 1_000_000} MB"
+
+
+def test_a_note_with_a_tag_too_long_is_named(tmp_path):
+    long_tag = genanki.Note(genanki.BASIC_MODEL, ["Front", "Back"], tags=["t" * 101], guid="long-tag")
+    message = refusal(genanki_package(tmp_path, extra_notes=[long_tag]))
+
+    assert re.fullmatch(r"bad\.apkg: note \d+: the tag 'tttt.*' is longer than 100 characters", message)
+
+
+def test_the_import_page_previews_a_package_and_refuses_a_broken_one(db, client, anki_packages):
+    user = make_user("ann")
+    client.force_login(user)
+    packages, _ = anki_packages
+    broken = io.BytesIO(packages["apkg"][:5000])
+    broken.name = "broken.apkg"
+
+    refused = client.post(reverse("import_content"), {"files": [broken]})
+
+    assert refused.status_code == 422
+    assert "broken.apkg: the package is not a readable zip file" in refused.content.decode()
+    upload = io.BytesIO(packages["apkg"])
+    upload.name = "mine.apkg"
+    response = client.post(reverse("import_content"), {"files": [upload]})
+    assert response.status_code == 302
+    preview = client.get(response.url).content.decode()
+    assert "Networking::Ports" in preview and "Which port does SSH use?" in preview
+    assert PendingImport.objects.filter(owner=user).count() == 1 and not Deck.objects.exists()
+
+
+def test_review_times_are_read_as_utc_instants():
+    assert datetime.fromtimestamp(0, UTC) == datetime(1970, 1, 1, tzinfo=UTC)
