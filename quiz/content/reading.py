@@ -6,7 +6,8 @@ a `Question N:` line followed by a `- choice` line; an Anki
 export starts with `#separator:`-style header lines; a GIFT file has `::name::`,
 `$CATEGORY:` or a paragraph ending in an answer block `{...}`; an Aiken file has an
 `ANSWER: X` line after `A. ...` choice lines; a CSV/TSV file's first line is a header naming
-known columns; anything else is a flashcard deck. Apart from reading the file, nothing here
+known columns; anything else is a flashcard deck. An Anki package (.apkg, .colpkg) is a zip file,
+told by its bytes before any text is decoded. Apart from reading the file, nothing here
 has side effects; there is no database access.
 """
 
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from .aiken_format import looks_like_aiken, parse_aiken
 from .anki_format import looks_like_anki, parse_anki
+from .apkg_format import looks_like_package, parse_package
 from .deck_format import parse_deck
 from .documents import MAX_FILE_BYTES, ContentError, check_item_count
 from .gift_format import looks_like_gift, parse_gift
@@ -45,8 +47,9 @@ def parse_document(data, file, format=None):
         raise ContentError(file, None, f"file is larger than {MAX_FILE_BYTES // 1_000_000} MB")
     if format is not None and format not in FORMATS:
         raise ContentError(file, None, f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
-    text = decode(data, file)
-    if not text.strip():
+    if format == "apkg" or (format is None and looks_like_package(data)):
+        format, text = "apkg", data  # a package is read from its bytes, never decoded as text
+    elif not (text := decode(data, file)).strip():
         raise ContentError(file, 1, "file is empty")
     parse = FORMATS[format or recognise(text)]
     documents, warnings = parse(text, file, hashlib.sha256(data).hexdigest())
@@ -98,6 +101,7 @@ FORMATS = {
     "aiken": parse_aiken,
     "csv": parse_table,
     "anki": parse_anki,
+    "apkg": parse_package,  # given the bytes, not text (parse_document)
     "moodle": parse_moodle_xml,
 }
 
