@@ -8,7 +8,7 @@ from django.db.models import Exists, OuterRef, Q
 
 from quiz.lib.numbers import percent_of, points
 
-from .content import Choice, Question
+from .content import Choice, Markup, Question
 from .kinds import (
     SEVERAL_PICKS,
     TYPED,
@@ -139,7 +139,7 @@ class AttemptSlot(models.Model):
             kind=question.kind,
             partial_credit=question.partial_credit,
             case_sensitive=question.case_sensitive,
-            shown_choices=[snapshot_of(choice, question.partial_credit, question.kind) for choice in choices],
+            shown_choices=[snapshot_of(choice, question.partial_credit, question.kind, question.markup) for choice in choices],
         )
 
     @property
@@ -201,6 +201,11 @@ class AttemptSlot(models.Model):
         return [choice["id"] for choice in self.shown_choices]
 
     @property
+    def markup(self):
+        """How the stem and choices were written when the attempt started (`markup_of`)."""
+        return markup_of(self.shown_choices)
+
+    @property
     def choice_texts(self):
         """What the question page shows before answering: texts only, nothing about correctness."""
         return [choice["text"] for choice in self.shown_choices]
@@ -239,10 +244,13 @@ class AttemptSlot(models.Model):
         return None if self.seconds_spent is None else timedelta(seconds=self.seconds_spent)
 
 
-def snapshot_of(choice, partial_credit, kind=QuestionKind.SINGLE):
+def snapshot_of(choice, partial_credit, kind=QuestionKind.SINGLE, markup=Markup.PLAIN):
     """A choice as a slot keeps it: its weight only where it counts (partial credit, or an
-    accepted answer's credit), a numerical answer's tolerance."""
+    accepted answer's credit), a numerical answer's tolerance, and how its question's texts
+    are written unless plain (`markup_of`)."""
     shown = {"id": choice.pk, "text": choice.text, "correct": choice.is_correct}
+    if markup != Markup.PLAIN:
+        shown["markup"] = markup
     if partial_credit or kind in TYPED:
         shown["weight"] = None if choice.weight is None else str(choice.weight)
     if kind == QuestionKind.NUMERICAL:
@@ -250,6 +258,13 @@ def snapshot_of(choice, partial_credit, kind=QuestionKind.SINGLE):
     if kind == QuestionKind.MATCHING:
         shown["match"] = choice.match
     return shown
+
+
+def markup_of(shown_choices):
+    """The markup of a question's snapshot (models.Markup). A slot has no column for it, so it
+    travels with each choice's text, and only when not plain: snapshots taken before markup
+    existed, all plain, read as plain."""
+    return next((choice["markup"] for choice in shown_choices if "markup" in choice), Markup.PLAIN)
 
 
 def matching_review(items, options, picks):

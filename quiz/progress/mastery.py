@@ -36,6 +36,7 @@ from django.db.models import Count, F, Min, OuterRef, Q, Sum
 from django.db.models.functions import Coalesce
 from django.db.models.lookups import LessThan
 
+from quiz.content.markup import text_of
 from quiz.lib.days import start_of_day
 from quiz.models import MemoryState, Question, ReviewLog, count_of
 from quiz.study import scheduling
@@ -100,7 +101,7 @@ class Problem:
     """A most-missed question or a most-believed myth."""
 
     key: int
-    text: str
+    text: str  # as plain text (quiz.content.markup.text_of): the page cuts it short
     parent: int  # the question's set, the myth's deck
     answers: int
     wrong: int
@@ -275,11 +276,12 @@ def _most_missed(mine, now):
         .values(
             "answers", "wrong", "last_rating",
             question_key=F("question"), stem=F("question__stem"), set_id=F("question__question_set"),
+            markup=F("question__markup"),
         )
     )
     missed = [
         Problem(
-            row["question_key"], row["stem"], row["set_id"], row["answers"], row["wrong"],
+            row["question_key"], text_of(row["stem"], row["markup"]), row["set_id"], row["answers"], row["wrong"],
             believed_now=row["last_rating"] == AGAIN,
         )
         for row in rows
@@ -301,12 +303,12 @@ def _most_believed_myths(mine):
         .filter(believed__gt=0)
         .values(
             "reps", "believed", "last_rating",
-            card_key=F("card"), myth=F("card__misconception"), deck_id=F("card__deck"),
+            card_key=F("card"), myth=F("card__misconception"), deck_id=F("card__deck"), markup=F("card__markup"),
         )
     )
     myths = [
         Problem(
-            row["card_key"], row["myth"], row["deck_id"], row["reps"], row["believed"],
+            row["card_key"], text_of(row["myth"], row["markup"]), row["deck_id"], row["reps"], row["believed"],
             believed_now=row["last_rating"] == AGAIN,
         )
         for row in rows

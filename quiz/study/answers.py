@@ -6,9 +6,9 @@ shows an answer before the quiz does."""
 from django.db import transaction
 from django.utils import timezone
 
-from quiz.models import AttemptSlot, MemoryState, ReviewLog, StudyDay
+from quiz.models import AttemptSlot, Markup, MemoryState, ReviewLog, StudyDay
 from quiz.models.kinds import QuestionKind, typed_credit
-from quiz.models.slots import accepted_review, matching_review
+from quiz.models.slots import accepted_review, markup_of, matching_review
 
 from . import bulk, scheduling
 
@@ -19,11 +19,12 @@ def rating_for(is_correct):
     return ReviewLog.Rating.GOOD if is_correct else ReviewLog.Rating.AGAIN
 
 
-def question_shown(*, stem, explanation, choices, chosen, kind=QuestionKind.SINGLE, accepted=None):
+def question_shown(*, stem, explanation, choices, chosen, kind=QuestionKind.SINGLE, accepted=None, markup=Markup.PLAIN):
     """What a log row keeps of a question as the learner saw it: `choices` are (text, correct)
     in the order shown, `chosen` the 1-based number picked (a list of them for the kinds with
     several picks; the text typed for a typed answer). Its review shows this, whatever edits the
-    question gets later. A typed answer also keeps `accepted`: `accepted_review` of its snapshot."""
+    question gets later. A typed answer also keeps `accepted`: `accepted_review` of its snapshot.
+    `markup`, how the texts are written, is kept unless plain (rows from before it read as plain)."""
     shown = {
         "stem": stem,
         "explanation": explanation,
@@ -33,6 +34,8 @@ def question_shown(*, stem, explanation, choices, chosen, kind=QuestionKind.SING
     }
     if accepted is not None:
         shown["accepted"] = accepted
+    if markup != Markup.PLAIN:
+        shown["markup"] = markup
     return shown
 
 
@@ -48,7 +51,7 @@ def shown_of_slot(slot, explanation):
     chosen = typed if typed is not None else (get("chosen_numbers") if get("chosen_numbers") is not None else get("chosen_index"))
     shown = question_shown(
         stem=get("stem"), explanation=explanation, kind=get("kind"), accepted=accepted, chosen=chosen,
-        choices=[(choice["text"], choice["correct"]) for choice in choices],
+        choices=[(choice["text"], choice["correct"]) for choice in choices], markup=markup_of(choices),
     )
     if get("kind") == QuestionKind.MATCHING:
         shown["pairs"] = matching_review(choices, get("shown_options"), chosen or [])

@@ -226,7 +226,8 @@ def attempt_summary(request, attempt_id):
     results = reverse("attempt_results", args=[attempt.pk])
     if attempt.is_finished or _close_if_time_is_up(request, attempt):
         return navigate(request, results)
-    slots = list(attempt.slots.only("attempt_id", "position", "stem", "answered_at", "flagged").order_by("position"))
+    # The choices too: their snapshot says how the stem is written (AttemptSlot.markup).
+    slots = list(attempt.slots.only("attempt_id", "position", "stem", "shown_choices", "answered_at", "flagged").order_by("position"))
     context = {"attempt": attempt, "slots": slots, "counts": _counts(slots), "saved": _saved_position(request, attempt)}
     return render(request, "quiz/attempt_summary.html", context)
 

@@ -21,7 +21,7 @@ from quiz.forms import DrillAnswerForm, RatingForm, ReviewAnswerForm, id_from_fo
 from quiz.lib.durations import short_interval
 from quiz.lib.http import render_page, safe_next
 from quiz.lib.numbers import percent_of
-from quiz.models import Attempt, Card, Choice, Deck, MemoryState, Question, ReviewLog
+from quiz.models import Attempt, Card, Choice, Deck, Markup, MemoryState, Question, ReviewLog
 from quiz.models.kinds import (
     TYPED,
     credit_for,
@@ -138,7 +138,7 @@ def _answer_review_question(request, session, shown, now):
         shown={
             **question_shown(
                 stem=question.stem, explanation=question.explanation, kind=question.kind, accepted=accepted,
-                choices=[(choice["text"], choice["correct"]) for choice in seen], chosen=answer,
+                choices=[(choice["text"], choice["correct"]) for choice in seen], chosen=answer, markup=question.markup,
             ),
             **({"pairs": pairs} if pairs is not None else {}),
         },
@@ -296,23 +296,22 @@ def review_answer(request, review_id):
 def _question_as_seen(review):
     """The question as the learner saw it when answering (its snapshot; log rows from before
     snapshots existed fall back to the question as it is now)."""
-    if review.shown and "pairs" in review.shown:  # a matching answer
-        shown = review.shown
-        return {"stem": shown["stem"], "explanation": shown["explanation"], "pairs": shown["pairs"]}
-    if review.shown and "accepted" in review.shown:  # a typed answer
-        shown = review.shown
-        return {"stem": shown["stem"], "explanation": shown["explanation"], "typed": shown["chosen"], "accepted": shown["accepted"]}
-    if review.shown:
-        chosen = review.shown["chosen"]
-        several = isinstance(chosen, list)
-        choices = review_of(review.shown["choices"], chosen if several else [chosen], several=several)
-        return {"stem": review.shown["stem"], "explanation": review.shown["explanation"], "choices": choices}
-    question = review.memory.question
-    choices = [
-        {"text": c.text, "correct": c.is_correct, "chosen": c.pk == review.chosen_choice_id}
-        for c in question.choices.order_by("position")
-    ]
-    return {"stem": question.stem, "explanation": question.explanation, "choices": choices}
+    shown = review.shown
+    if not shown:
+        question = review.memory.question
+        choices = [
+            {"text": c.text, "correct": c.is_correct, "chosen": c.pk == review.chosen_choice_id}
+            for c in question.choices.order_by("position")
+        ]
+        return {"stem": question.stem, "explanation": question.explanation, "choices": choices, "markup": question.markup}
+    seen = {"stem": shown["stem"], "explanation": shown["explanation"], "markup": shown.get("markup", Markup.PLAIN)}
+    if "pairs" in shown:  # a matching answer
+        return {**seen, "pairs": shown["pairs"]}
+    if "accepted" in shown:  # a typed answer
+        return {**seen, "typed": shown["chosen"], "accepted": shown["accepted"]}
+    chosen = shown["chosen"]
+    several = isinstance(chosen, list)
+    return {**seen, "choices": review_of(shown["choices"], chosen if several else [chosen], several=several)}
 
 
 @require_POST
