@@ -23,13 +23,14 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.urls import reverse
 from PIL import Image
 
 from quiz.content import ContentError, ExportError, export_one, parse_document
 from quiz.content.documents import SkippedItems
 from quiz.content.moodle_xml_format import write_moodle_xml
 from quiz.content.reading import recognise
-from quiz.models import QuestionSet
+from quiz.models import PendingImport, QuestionSet
 from quiz.models.kinds import QuestionKind as Kind
 from tests.export_content import (
     SEED_SET_TITLE,
@@ -39,6 +40,7 @@ from tests.export_content import (
     plain_data,
     reimport,
 )
+from tests.factories import make_user
 
 SAMPLES = Path(__file__).parent / "samples" / "moodle_xml"
 JPEG = b"\xff\xd8\xff"
@@ -990,3 +992,60 @@ def test_import_questions_reads_a_moodle_file_named_in_format(tmp_path):
     assert question_set.title == "moodle bank"
     assert sorted(t.name for q in question_set.questions.all() for t in q.topics.all()) == [
         "Iota", "Iota/Kappa", "Iota/Kappa/Lambda", "Iota/Mu"]
+
+
+# --- In the browser: the import page and the download menu -----------------------------------------
+
+
+@pytest.fixture
+def ann(db, client):
+    user = make_user("ann")
+    client.force_login(user)
+    return user
+
+
+def apply_previewed(client, url):
+    previewed = re.search(r'name="previewed" value="(\w+)"', client.get(url).content.decode()).group(1)
+    return client.post(url, {"previewed": previewed})
+
+
+def test_the_import_page_previews_a_moodle_file_and_applies_it_once(client, ann):
+    with open(SAMPLES / "nested_categories_with_questions.xml", "rb") as upload:
+        response = client.post(reverse("import_content"), {"files": [upload]})
+    assert response.status_code == 302, response.content.decode()
+
+    preview = client.get(response.url).content.decode()
+    assert "4 to add, 0 to change, 0 to remove" in preview
+    assert "skipped essay question &#x27;Kappa Essay Question&#x27;" in preview  # with its line, as every warning
+    assert not QuestionSet.objects.exists()
+
+    assert apply_previewed(client, response.url).status_code == 302
+    question_set = QuestionSet.objects.get()
+    assert (question_set.owner, question_set.title) == (ann, "nested categories with questions")
+    assert [(q.stem, [t.name for t in q.topics.all()]) for q in question_set.questions.order_by("position")] == [
+        ("<p>Testing Iota Question</p>", ["Iota"]), ("<p>Testing Kappa Question</p>", ["Iota/Kappa"]),
+        ("<p>Testing Lambda Question</p>", ["Iota/Kappa/Lambda"]), ("<p>Testing Mu Question</p>", ["Iota/Mu"]),
+    ]
+    assert {q.markup for q in question_set.questions.all()} == {"html"}
+
+
+def test_the_import_page_refuses_a_hostile_file_naming_its_line_and_stages_nothing(client, ann):
+    response = client.post(reverse("import_content"), {"text": BILLION_LAUGHS, "name": "laughs.xml", "format": ""})
+
+    assert response.status_code == 422
+    assert "laughs.xml:2: a &lt;!DOCTYPE&gt; is not allowed" in response.content.decode()
+    assert not PendingImport.objects.exists()
+
+
+def test_a_set_downloads_as_moodle_xml_from_the_download_menu(client, ann):
+    with open(SAMPLES / "category_with_description.xml", "rb") as upload:
+        apply_previewed(client, client.post(reverse("import_content"), {"files": [upload]}).url)
+    question_set = QuestionSet.objects.get()
+
+    response = client.get(reverse("download_set", args=[question_set.pk, "moodle"]))
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/xml; charset=utf-8"
+    assert 'filename="category_with_description.xml"' in response["Content-Disposition"]
+    assert "<text>$course$/top/Alpha</text>" in response.content.decode()
+    assert 'data-testid="download-moodle"' in client.get(reverse("library")).content.decode()

@@ -334,7 +334,7 @@ class CardForm(forms.Form):
 IMPORT_FORMATS = [
     ("quiz", "Quiz document"), ("deck", "Deck document"), ("json", "Export JSON"), ("gift", "Moodle GIFT"),
     ("aiken", "Aiken"), ("csv", "CSV or TSV with a header"), ("anki", "Anki plain-text export"),
-    ("apkg", "Anki package (.apkg, .colpkg)"),
+    ("moodle", "Moodle XML"),
 ]
 
 
@@ -358,9 +358,8 @@ class ImportForm(forms.Form):
     MAX_FILES = 10
 
     files = MultipleFileField(
-        widget=MultipleFileInput(attrs={"accept": ".txt,.md,.json,.gift,.csv,.tsv,.aiken,.apkg,.colpkg"}), required=False,
-        label="Files", help_text="Quiz or deck documents, export JSON, Moodle GIFT, Aiken, CSV/TSV, Anki text export or "
-        "package.",
+        widget=MultipleFileInput(attrs={"accept": ".txt,.md,.json,.gift,.csv,.tsv,.aiken,.xml"}), required=False,
+        label="Files", help_text="Quiz or deck documents, export JSON, Moodle GIFT or XML, Aiken, CSV/TSV, Anki text export.",
     )
     text = forms.CharField(widget=forms.Textarea(attrs={"rows": 12, "spellcheck": "false", "maxlength": MAX_FILE_BYTES}),
                            required=False, label="Or paste text")

@@ -23,7 +23,7 @@ from quiz.content.documents import ExportError
 from quiz.content.export import export_one, formats_for
 from quiz.models import Deck, MemoryState, Question, QuestionSet
 
-CONTENT_TYPES = {"json": "application/json", "csv": "text/csv"}
+CONTENT_TYPES = {"json": "application/json", "csv": "text/csv", "moodle": "application/xml"}
 
 
 def downloadable_sets(user):

@@ -19,7 +19,7 @@ security_log = logging.getLogger("quiz.security")
 
 class Command(BaseCommand):
     help = (
-        "Import quiz documents, flashcard documents, export_questions JSON files, Moodle GIFT or Aiken files, "
+        "Import quiz documents, flashcard documents, export_questions JSON files, Moodle GIFT or XML files, Aiken files, "
         "CSV/TSV tables with a header row, or Anki plain-text exports. "
         "Re-importing updates questions and cards in place; one run is one transaction. "
         "A 'Topics: a, b' line sets an item's topics; items without one keep theirs."
