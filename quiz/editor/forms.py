@@ -335,6 +335,7 @@ IMPORT_FORMATS = [
     ("quiz", "Quiz document"), ("deck", "Deck document"), ("json", "Export JSON"), ("gift", "Moodle GIFT"),
     ("aiken", "Aiken"), ("csv", "CSV or TSV with a header"), ("anki", "Anki plain-text export"),
     ("moodle", "Moodle XML"),
+    ("apkg", "Anki package (.apkg, .colpkg)"),
 ]
 
 
@@ -358,8 +359,9 @@ class ImportForm(forms.Form):
     MAX_FILES = 10
 
     files = MultipleFileField(
-        widget=MultipleFileInput(attrs={"accept": ".txt,.md,.json,.gift,.csv,.tsv,.aiken,.xml"}), required=False,
-        label="Files", help_text="Quiz or deck documents, export JSON, Moodle GIFT or XML, Aiken, CSV/TSV, Anki text export.",
+        widget=MultipleFileInput(attrs={"accept": ".txt,.md,.json,.gift,.csv,.tsv,.aiken,.apkg,.colpkg,.xml"}), required=False,
+        label="Files", help_text="Quiz or deck documents, export JSON, Moodle GIFT or XML, Aiken, CSV/TSV, Anki text export or "
+        "package.",
     )
     text = forms.CharField(widget=forms.Textarea(attrs={"rows": 12, "spellcheck": "false", "maxlength": MAX_FILE_BYTES}),
                            required=False, label="Or paste text")
