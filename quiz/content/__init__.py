@@ -1,7 +1,7 @@
 """Study content: reading quiz, flashcard, export and other tools' documents into the database, and writing
 the database back out as JSON.
 
-Seven document formats, told apart by their content rather than their file name:
+Eight document formats, told apart by their content rather than their file name:
 
 * a quiz (quiz_format.py): a title line, then blocks of `Question N: stem`, `- choice` lines
   (one ending in `(Correct answer)`, in any letter case), a `Correct answer: ...` line, one
@@ -13,8 +13,8 @@ Seven document formats, told apart by their content rather than their file name:
   start with a `Topics: a, b` line;
 * an export file (json_format.py): the JSON that export.py writes, which may hold many sets
   and decks;
-* the formats people already have: Moodle GIFT (gift_format.py) and Aiken (aiken_format.py)
-  quizzes, CSV/TSV tables with a header row (tabular_format.py) and Anki plain-text exports
+* the formats people already have: Moodle GIFT (gift_format.py), Moodle XML
+  (moodle_xml_format.py) and Aiken (aiken_format.py) quizzes, CSV/TSV tables with a header row (tabular_format.py) and Anki plain-text exports
   (anki_format.py). What they cannot hold is skipped with a warning naming its line.
 
 Every parser is a pure function from text to ParsedDocuments; next to it, a pure writer turns
