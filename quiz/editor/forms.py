@@ -334,8 +334,7 @@ class CardForm(forms.Form):
 IMPORT_FORMATS = [
     ("quiz", "Quiz document"), ("deck", "Deck document"), ("json", "Export JSON"), ("gift", "Moodle GIFT"),
     ("aiken", "Aiken"), ("csv", "CSV or TSV with a header"), ("anki", "Anki plain-text export"),
-    ("moodle", "Moodle XML"),
-    ("apkg", "Anki package (.apkg, .colpkg)"),
+    ("apkg", "Anki package (.apkg, .colpkg)"), ("moodle", "Moodle XML"),
 ]
 
 
