@@ -63,26 +63,25 @@ def parse_files(files, *, format=None, skipped=None):
 def _read_all(read, sources, format, skipped=None):
     """([ParsedDocument], [warning]) of read(*source, format) for every source; raises the
     problems of every file at once (ContentErrors), so one run shows all there is to fix."""
-    documents, warnings, problems, partial = [], [], Problems(), []
+    documents, warnings, errors = [], [], []
     for source in sources:
         try:
             parsed, said = read(*source, format)
         except SkippedItems as error:
-            if skipped is None:
-                problems.add(error)
-                continue
-            partial.append(error)
+            errors.append(error)
             parsed, said = error.documents, error.warnings
         except ContentError as error:
-            problems.add(error)
+            errors.append(error)
             continue
         documents.extend(parsed)
         warnings.extend(said)
-    if problems.found:
-        for error in partial:  # refused with the rest: list every problem there is to fix
+    if skipped is None or any(not isinstance(error, SkippedItems) for error in errors):
+        # Refused: every problem of every file, the skippable ones too, is there to fix.
+        problems = Problems()
+        for error in errors:
             problems.add(error)
-    problems.raise_if_any()
-    for error in partial:
+        problems.raise_if_any()
+    for error in errors:
         skipped.add(error)
     return documents, warnings
 

@@ -7,6 +7,11 @@ import in the transaction that saves it, so it happens at most once (see Pending
 it saves only if the content it updates is still as the preview showed it: the preview page
 sends back the preview's fingerprint, and another import or an edit in between refuses the
 apply with a message instead of writing what nobody saw.
+
+A file whose only problems are items that stand on their own (a question with no right answer,
+a row of a table that does not read) is staged all the same: the preview lists those items,
+and the learner either applies the others, saying so (`skip_bad_items`), or fixes the file and
+uploads it again. A file with any other problem is refused at staging, as before.
 """
 
 from dataclasses import dataclass, field
@@ -17,7 +22,7 @@ from django.utils import timezone
 
 from ..models import PendingFile, PendingImport, User
 from .documents import ContentError
-from .importing import import_parsed, parse_files
+from .importing import Skipped, import_parsed, parse_files
 from .preview import fingerprint, preview_documents
 
 STALE_AFTER = timedelta(days=1)  # staged imports nobody applied are dropped after this
@@ -32,17 +37,40 @@ class Staged:
     warnings: list
     fingerprint: str = ""
     refusals: list = field(default_factory=list)  # why applying would stop
+    skipped: Skipped = field(default_factory=Skipped)  # items left out for their problems
+
+    @property
+    def item_count(self):
+        """The items applying saves (the valid ones)."""
+        return sum(len(document.items) for document in self.documents)
 
 
 def stage_import(*, owner, files, format="", now=None):
     """Keep [(name, bytes)] for `owner` and return the PendingImport; raises ContentError (and
-    keeps nothing) when a file cannot be read as content."""
-    parse_files(files, format=format or None)
+    keeps nothing) when a file cannot be read as content. Items with problems of their own do
+    not refuse it: the preview lists them."""
+    parse_files(files, format=format or None, skipped=Skipped())
     now = now or timezone.now()
     with transaction.atomic():
         _drop_old_staged_imports(owner, now)
         pending = PendingImport.objects.create(owner=owner, format=format, created_at=now)
         PendingFile.objects.bulk_create(PendingFile(pending=pending, name=name, data=data) for name, data in files)
+    return pending
+
+
+def open_imports(owner, now=None):
+    """The owner's staged imports still waiting to be applied, newest first, each with its files'
+    `names`: a preview left to fix a file stays one click away. Two queries; no file's bytes."""
+    now = now or timezone.now()
+    pending = list(
+        PendingImport.objects.filter(owner=owner, applied_at=None, created_at__gte=now - STALE_AFTER)
+        .order_by("-created_at", "-pk")[:OPEN_PER_USER]
+    )
+    names = {}
+    for pending_id, name in PendingFile.objects.filter(pending__in=pending).values_list("pending_id", "name"):
+        names.setdefault(pending_id, []).append(name)
+    for staged in pending:
+        staged.names = names.get(staged.pk, [])
     return pending
 
 
@@ -53,17 +81,23 @@ def _drop_old_staged_imports(owner, now):
 
 
 def preview_pending(pending):
-    """What applying `pending` would do, with the warnings of its files. Reads only."""
-    documents, warnings = _parse(pending)
+    """What applying `pending` would do, with the warnings of its files and the items it would
+    skip. Reads only."""
+    skipped = Skipped()
+    documents, warnings = _parse(pending, skipped)
     previews = preview_documents(documents, owner=pending.owner)
     refusals = [f"{preview.document.file}: {reason}" for preview in previews for reason in preview.refusals]
-    return Staged(pending, documents, previews, warnings, fingerprint(previews), refusals)
+    # The skipped items are part of what was previewed: were they to differ at the apply (a
+    # parser changed in between), the apply would write what nobody saw.
+    seen = fingerprint(previews, [str(problem) for problem in skipped.problems])
+    return Staged(pending, documents, previews, warnings, seen, refusals, skipped)
 
 
-def apply_pending(pending, *, previewed, now=None):
+def apply_pending(pending, *, previewed, skip_bad_items=False, now=None):
     """Save the staged content if it still compares as `previewed` (the preview's fingerprint):
     the Report, or None when it was applied already. Raises ContentError, writing nothing,
-    when the content changed since the preview or saving would refuse."""
+    when the content changed since the preview or saving would refuse, or when items would be
+    skipped and the learner did not choose to skip them (`skip_bad_items`)."""
     now = now or timezone.now()
     with transaction.atomic():
         # One apply at a time per owner: a second one waits, then compares with what the first saved.
@@ -76,11 +110,15 @@ def apply_pending(pending, *, previewed, now=None):
             raise ContentError("import", None, "your content changed since this preview: look at the preview again")
         if staged.refusals:
             raise ContentError("import", None, staged.refusals[0])
+        if staged.skipped.items and not skip_bad_items:
+            raise ContentError("import", None, "some items have problems: apply the others and skip those, "
+                               "or fix the file and upload it again")
         report = import_parsed(staged.documents, owner=pending.owner, now=now)
+        report.skipped = staged.skipped.items
         pending.files.all().delete()  # applied: the bytes are in the content now
         return report
 
 
-def _parse(pending):
+def _parse(pending, skipped):
     files = [(file.name, bytes(file.data)) for file in pending.files.all()]
-    return parse_files(files, format=pending.format or None)
+    return parse_files(files, format=pending.format or None, skipped=skipped)

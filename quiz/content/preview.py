@@ -1,6 +1,8 @@
 """What an import would do, before it is done: for each set or deck of the parsed documents, the
-items it would add, change (with the changed words marked), move and remove, and what saving
-would refuse (removing an item learners have answered or studied).
+items it would add, change (with the changed words marked), move and remove, what saving would
+refuse (removing an item learners have answered or studied), and every item as it will be saved
+(a question's choices and which are marked right, a card's four sides), so that a wrong answer
+key is caught before it is applied.
 
 The preview finds the set or deck and matches its items exactly as saving does
 (`sync.existing_container`, `sync.match_items`), so what it shows is what applying writes. It
@@ -18,11 +20,14 @@ from decimal import Decimal
 from django.db.models import Exists, OuterRef, Prefetch
 
 from ..models import AttemptSlot, Card, Choice, Deck, MemoryState, PoolQuestion, Question, QuestionSet, SourceDocument
-from ..models.kinds import QuestionKind
+from ..models.kinds import TYPED, QuestionKind, weights_of
 from .documents import CARD_PARTS, weight_text
-from .sync import existing_container, match_items
+from .sync import existing_container, match_items, removed_and_kept
 
 CARD_LABELS = {"front": "Front", "back": "Back", "misconception": "Misconception", "correction": "Correction"}
+# Items shown in full per set or deck: enough to read any real set through, few enough that the
+# page of a 5,000-item file still loads.
+MAX_SHOWN_ITEMS = 500
 
 
 @dataclass
@@ -36,28 +41,65 @@ class ItemPreview:
 
 
 @dataclass
+class ShownChoice:
+    """A choice as the preview shows it: `right` is how the file marks it (a typed question's
+    full-credit answer, every pair of a matching question); `credit` its share under partial
+    credit ("+50%") or a typed answer's partial credit ("50%"); `match` a pair's option."""
+
+    text: str
+    right: bool
+    credit: str = ""
+    tolerance: str = ""
+    match: str | None = None
+
+
+@dataclass
+class ShownItem:
+    """An item of the file as it will be saved: `status` is "new", "changed" or "unchanged";
+    `item` the ParsedQuestion or ParsedCard; a question's kind and choices as the page lists them."""
+
+    line: int | None
+    status: str
+    item: object
+    kind: str = ""
+    choices: list = field(default_factory=list)
+
+
+@dataclass
 class DocumentPreview:
     document: object
     existing: object  # the set or deck this updates, or None when it is new
     added: list = field(default_factory=list)
     changed: list = field(default_factory=list)
     removed: list = field(default_factory=list)
+    kept: list = field(default_factory=list)  # rows no item claims, kept because items were skipped
     unchanged: int = 0
     moved: int = 0  # items that keep their text but change place
     refusals: list = field(default_factory=list)  # why saving would stop
     state: str = ""  # the compared content's state, for the fingerprint
+    items: list = field(default_factory=list)  # ShownItem, in order, at most MAX_SHOWN_ITEMS
 
     @property
     def noun(self):
         return "questions" if self.document.kind == SourceDocument.Kind.QUIZ else "cards"
 
+    @property
+    def is_quiz(self):
+        return self.document.kind == SourceDocument.Kind.QUIZ
+
+    @property
+    def items_not_shown(self):
+        return len(self.document.items) - len(self.items)
+
 def preview_documents(documents, *, owner):
     return [preview_document(document, owner=owner) for document in documents]
 
 
-def fingerprint(previews):
-    """A short digest of the state of everything `previews` compared with."""
-    return hashlib.sha256("\n".join(preview.state for preview in previews).encode()).hexdigest()[:32]
+def fingerprint(previews, skipped=()):
+    """A short digest of the state of everything `previews` compared with (and of the problems
+    of the items `skipped`, which are part of what the preview showed)."""
+    lines = [preview.state for preview in previews] + list(skipped)
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:32]
 
 
 def preview_document(document, *, owner):
@@ -69,10 +111,11 @@ def preview_document(document, *, owner):
     preview.state = _state(existing, rows, parts)
     _refuse_another_kind(preview, owner)
     pairs, leftover = match_items(document, rows, text=(lambda item: item.stem) if quiz else (lambda item: item.front))
-    for position, (parsed, row) in enumerate(pairs, start=1):
+    for position, (parsed, row) in zip(document.positions(), pairs):
         title = parsed.stem if quiz else parsed.front
         if row is None:
             preview.added.append(ItemPreview(parsed.line, title))
+            _show(preview, parsed, "new")
             continue
         changes = _changes(parts(row, from_row=True), parts(parsed, from_row=False), parsed.topics is None)
         if changes:
@@ -80,9 +123,42 @@ def preview_document(document, *, owner):
         else:
             preview.unchanged += 1
             preview.moved += row.position != position
-    preview.removed = [ItemPreview(None, row.stem if quiz else row.front) for row in leftover]
-    _refuse_removing_history(preview, leftover, quiz)
+        _show(preview, parsed, "changed" if changes else "unchanged")
+    removed, kept = removed_and_kept(document, leftover)
+    preview.removed = [ItemPreview(None, row.stem if quiz else row.front) for row in removed]
+    preview.kept = [ItemPreview(None, row.stem if quiz else row.front) for row in kept]
+    _refuse_removing_history(preview, removed, quiz)
     return preview
+
+
+def _show(preview, item, status):
+    if len(preview.items) >= MAX_SHOWN_ITEMS:
+        return
+    if not preview.is_quiz:
+        preview.items.append(ShownItem(item.line, status, item))
+        return
+    kind = QuestionKind(item.kind).label + (", partial credit" if item.partial_credit else "")
+    preview.items.append(ShownItem(item.line, status, item, kind, shown_choices(item)))
+
+
+def shown_choices(question):
+    """[ShownChoice] of a parsed question: its choices (text, right[, weight[, tolerance[, match]]])."""
+    choices = [(*choice, None, None, None)[:5] for choice in question.choices]
+    default_weights = weights_of([{"correct": right, "weight": weight} for _, right, weight, _, _ in choices])
+    shown = []
+    for (text, right, weight, tolerance, match), default in zip(choices, default_weights):
+        if match:
+            shown.append(ShownChoice(text, right, match=match))
+            continue
+        credit = ""
+        if question.kind in TYPED and weight is not None:
+            credit = f"{weight_text(weight)}%"
+        elif question.kind == QuestionKind.SELECT_ALL and question.partial_credit:
+            share = weight if weight is not None else default
+            credit = ("+" if share > 0 else "") + f"{weight_text(share)}%"
+        around = f"± {Decimal(tolerance).normalize():f}" if tolerance else ""
+        shown.append(ShownChoice(text, right, credit, around))
+    return shown
 
 
 def _state(container, rows, parts):

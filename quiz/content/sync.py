@@ -7,7 +7,10 @@ place, with a warning when that moves learners' history to a new text. Reorderin
 items therefore never moves history onto another item, and a row with history is never
 deleted: a re-import that drops one is refused. Topics are set only on items whose source names them (a `Topics:` line, a
 "topics" key), so topics added in the admin survive re-importing a source that has none.
-A row that other records protect is not deleted: saving stops with a ContentError.
+A row that other records protect is not deleted: saving stops with a ContentError. A document
+whose items with problems were skipped (ParsedDocument.skipped) neither deletes a row nor matches
+one by position, and its items keep their places in the source: the rows the skipped items would
+have updated stay as they are.
 """
 
 import hashlib
@@ -40,6 +43,8 @@ class Outcome:
         counts = f"{self.created} new, {self.updated} updated"
         if self.deleted:
             counts += f", {self.deleted} removed"
+        if doc.skipped:
+            counts += f", {len(doc.skipped)} skipped for their problems"
         return f'{doc.file}: {doc.kind} "{doc.title}": {len(doc.items)} {noun} ({counts})'
 
 
@@ -119,11 +124,12 @@ def _save_questions(document, question_set):
     existing, retired_keys = _current_and_retired(rows)
     pairs, leftover = match_items(document, existing, text=lambda item: item.stem)
     _warn_about_edited_history(document, outcome, pairs, Question, "question", text=lambda item: item.stem)
-    for question in leftover:
+    removed, kept = removed_and_kept(document, leftover)
+    for question in removed:
         _delete(document.file, question, f"cannot remove question {_named(question.key, question.stem)}: learners have answered it")
         outcome.deleted += 1
-    keys = KeyChooser([*(row.key for _, row in pairs if row is not None), *retired_keys])
-    for position, (parsed, question) in enumerate(pairs, start=1):
+    keys = KeyChooser([*(row.key for _, row in pairs if row is not None), *(row.key for row in kept), *retired_keys])
+    for position, (parsed, question) in zip(document.positions(), pairs):
         if question is None:
             question = _create_question(question_set, parsed, position, keys.claim(parsed.key, parsed.stem))
             _add_topics(question, parsed.topics, topics)
@@ -148,9 +154,12 @@ def match_items(document, existing, *, text):
     An item's row is found by, in this order: its key, when the document carries real
     identities (an export file writes each row's key); its exact text (a question's stem, a
     card's front), so reordering or removing items never moves a learner's history onto
-    another text; its position, for an item whose text was edited in place.
+    another text; its position, for an item whose text was edited in place. A document with
+    skipped items matches nothing by position: a place may be a skipped item's, whose row must
+    stay as it is, so an item whose text changed is new until the file is fixed.
     """
     unmatched = {row.pk: row for row in sorted(existing, key=lambda row: (row.position, row.pk))}
+    positions = document.positions()
     rows = [None] * len(document.items)
     if document.keys_are_identities:
         by_key = {row.key: row for row in existing}
@@ -163,12 +172,19 @@ def match_items(document, existing, *, text):
             row = next((row for row in unmatched.values() if text(row) == text(item)), None)
             if row is not None:
                 rows[index] = unmatched.pop(row.pk)
-    for index in range(len(document.items)):
+    for index in range(len(document.items) if not document.skipped else 0):
         if rows[index] is None:
-            row = next((row for row in unmatched.values() if row.position == index + 1), None)
+            row = next((row for row in unmatched.values() if row.position == positions[index]), None)
             if row is not None:
                 rows[index] = unmatched.pop(row.pk)
     return list(zip(document.items, rows)), list(unmatched.values())
+
+
+def removed_and_kept(document, leftover):
+    """(rows to delete, rows kept) of the rows no item claims. A document with skipped items
+    removes none: any of them may be the row a skipped item would have updated (matched by its
+    text, which could not be read), and a fix of the file updates it then."""
+    return ([], list(leftover)) if document.skipped else (list(leftover), [])
 
 
 def _warn_about_edited_history(document, outcome, pairs, model, noun, *, text):
@@ -319,11 +335,12 @@ def _save_cards(document, deck):
     existing, retired_keys = _current_and_retired(deck.cards.prefetch_related("topics"))
     pairs, leftover = match_items(document, existing, text=lambda item: item.front)
     _warn_about_edited_history(document, outcome, pairs, Card, "card", text=lambda item: item.front)
-    for card in leftover:
+    removed, kept = removed_and_kept(document, leftover)
+    for card in removed:
         _delete(document.file, card, f"cannot remove card {_named(card.key, card.front)}: learners have studied it")
         outcome.deleted += 1
-    keys = KeyChooser([*(row.key for _, row in pairs if row is not None), *retired_keys])
-    for position, (parsed, card) in enumerate(pairs, start=1):
+    keys = KeyChooser([*(row.key for _, row in pairs if row is not None), *(row.key for row in kept), *retired_keys])
+    for position, (parsed, card) in zip(document.positions(), pairs):
         texts = {name: getattr(parsed, name) for name in (*CARD_PARTS, "markup", "cloze")}
         if card is None:
             key = keys.claim(parsed.key, parsed.front)

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from quiz.content.documents import ContentError
 from quiz.content.export import DECK_FORMATS, SET_FORMATS
-from quiz.content.pending import apply_pending, preview_pending, stage_import
+from quiz.content.pending import apply_pending, open_imports, preview_pending, stage_import
 from quiz.content.reading import decode_for_display
 from quiz.editor.forms import ImportForm, VisibilityForm
 from quiz.lib.content_version import content_changed
@@ -60,7 +60,7 @@ def share(request, kind, pk):
 def import_content(request):
     # An empty POST is still a submitted form, to answer with its errors.
     form = ImportForm(*(request.POST, request.FILES) if request.method == "POST" else ())
-    context = {"form": form}
+    context = {"form": form, "open_imports": open_imports(request.user)}
     if form.is_bound and form.is_valid():
         files = form.documents()
         try:
@@ -91,16 +91,20 @@ def import_preview(request, pending_id):
 
 
 def _apply(request, pending):
+    skip_bad_items = request.POST.get("skip_bad_items") == "yes"  # the button that says so
     try:
-        report = apply_pending(pending, previewed=request.POST.get("previewed", ""))
+        report = apply_pending(pending, previewed=request.POST.get("previewed", ""), skip_bad_items=skip_bad_items)
     except ContentError as error:
         messages.error(request, f"Nothing was imported: {error.message}")
         return redirect("import_preview", pending_id=pending.pk)
     if report is None:
         messages.info(request, "This import was applied already; nothing was imported twice.")
-    else:
-        for outcome in report.outcomes:
-            messages.success(request, outcome.summary())
+        return redirect("library")
+    for outcome in report.outcomes:
+        messages.success(request, outcome.summary())
+    if report.skipped:
+        messages.warning(request, f"Skipped {report.skipped} item{'s' if report.skipped != 1 else ''} with problems: "
+                         "fix them in the file and import it again to add them.")
     return redirect("library")
 
 
