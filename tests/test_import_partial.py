@@ -332,3 +332,14 @@ def test_a_deck_reimport_with_a_broken_card_keeps_the_stored_card(client, ann):
     assert list(Card.objects.order_by("position").values_list("front", "back")) == [
         ("One", "un"), ("Two", "deux"), ("Three", "tres")
     ]
+
+
+def test_the_preview_renders_an_items_markup_as_the_learner_will_read_it(client, ann):
+    choices = '[{"text": "`TCP`", "correct": true}, {"text": "<script>alert(1)</script>", "correct": false}]'
+    export = ('{"question_sets": [{"title": "Marked up", "source": null, "questions": [{"key": "a", "markup": "markdown", '
+              f'"stem": "Which is **reliable**?", "explanation": "", "choices": {choices}}}]}}]}}\n')
+    paste(client, export, format="json")
+
+    html = client.get(preview_url()).content.decode()
+    assert "<strong>reliable</strong>" in html and "<code>TCP</code>" in html
+    assert "<script>alert(1)</script>" not in html
