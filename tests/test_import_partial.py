@@ -343,3 +343,11 @@ def test_the_preview_renders_an_items_markup_as_the_learner_will_read_it(client,
     html = client.get(preview_url()).content.decode()
     assert "<strong>reliable</strong>" in html and "<code>TCP</code>" in html
     assert "<script>alert(1)</script>" not in html
+
+
+def test_too_many_items_refuse_the_file_even_beside_a_skipped_one():
+    rows = "".join(f"Q{number}?,a|b,A\n" for number in range(5001))
+
+    with pytest.raises(ContentError, match="5001 questions in one set or deck; at most 5000") as raised:
+        parse_document(("stem,choices,answer\n" + rows + "Bad?,a|b,Z\n").encode(), "big.csv")
+    assert not isinstance(raised.value, SkippedItems)

@@ -19,7 +19,7 @@ from .aiken_format import looks_like_aiken, parse_aiken
 from .anki_format import looks_like_anki, parse_anki
 from .apkg_format import looks_like_package, parse_package
 from .deck_format import parse_deck
-from .documents import MAX_FILE_BYTES, ContentError, check_item_count
+from .documents import MAX_FILE_BYTES, ContentError, SkippedItems, check_item_count
 from .gift_format import looks_like_gift, parse_gift
 from .json_format import parse_export
 from .moodle_xml_format import looks_like_moodle_xml, parse_moodle_xml
@@ -42,7 +42,8 @@ def read_document(path, format=None):
 
 
 def parse_document(data, file, format=None):
-    """As read_document, from a document's bytes; `file` names it in warnings and errors."""
+    """As read_document, from a document's bytes; `file` names it in warnings and errors. Raises
+    SkippedItems (a ContentError) when only items that stand on their own are wrong."""
     if len(data) > MAX_FILE_BYTES:
         raise ContentError(file, None, f"file is larger than {MAX_FILE_BYTES // 1_000_000} MB")
     if format is not None and format not in FORMATS:
@@ -52,7 +53,11 @@ def parse_document(data, file, format=None):
     elif not (text := decode(data, file)).strip():
         raise ContentError(file, 1, "file is empty")
     parse = FORMATS[format or recognise(text)]
-    documents, warnings = parse(text, file, hashlib.sha256(data).hexdigest())
+    try:
+        documents, warnings = parse(text, file, hashlib.sha256(data).hexdigest())
+    except SkippedItems as skipped:
+        check_item_count(skipped.documents)  # too many items is the file's problem, skipped or not
+        raise
     return check_item_count(documents), warnings
 
 
