@@ -5,6 +5,7 @@ refused with a message, never an error page."""
 
 import io
 import re
+import sqlite3
 import zipfile
 from datetime import UTC, datetime, timedelta
 
@@ -365,6 +366,31 @@ def test_a_note_with_a_tag_too_long_is_named(tmp_path):
     message = refusal(genanki_package(tmp_path, extra_notes=[long_tag]))
 
     assert re.fullmatch(r"bad\.apkg: note \d+: the tag 'tttt.*' is longer than 100 characters", message)
+
+
+def test_odd_values_in_a_collection_are_read_or_left_out_never_an_error(tmp_path):
+    [package] = [genanki_package(tmp_path)]
+    members = {member.filename: zipfile.ZipFile(io.BytesIO(package)).read(member) for member in
+               zipfile.ZipFile(io.BytesIO(package)).infolist()}
+    collection = tmp_path / "collection.anki2"
+    collection.write_bytes(members["collection.anki2"])
+    with sqlite3.connect(collection) as db:
+        card, note = db.execute("select id, nid from cards order by id limit 1").fetchone()
+        db.executemany("insert into revlog values (?, ?, 0, ?, 1, 1, 2500, ?, 1)", [
+            (1_700_000_000_000, card, 3, "not a number"),  # a duration that is text: no duration
+            (1_700_000_000_001, card, 7, 100),  # no such button
+            (9_999_999_999_999_999, card, 3, 100),  # a time no calendar has
+        ])
+        columns = "mod, usn, type, queue, due, ivl, factor, reps, lapses, left, odue, odid, flags, data"
+        db.execute(f"insert into cards select id + 1000, nid, did, 9, {columns} from cards where id = ?", (card,))
+    members["collection.anki2"] = collection.read_bytes()
+
+    [deck], history, warnings = parsed(zipped(members))
+
+    assert len(deck.items) == 6
+    assert f"deck.apkg: note {note}: empty cards (an empty front, or a cloze number the text no longer has) were " \
+           "skipped" in warnings  # the card of a template the note type does not have
+    assert all(1 <= rating <= 4 and moment.year < 2100 for reviews in history.values() for moment, rating, _ in reviews)
 
 
 def test_the_import_page_previews_a_package_and_refuses_a_broken_one(db, client, anki_packages):

@@ -88,6 +88,12 @@ CLOZE_LIMIT = 500  # the cloze column's range (json_format._cloze)
 RATED_KINDS = {0, 1, 2}
 FILTERED = 3
 MAX_DURATION_MS = 2**31 - 1
+# Review times Anki could have written (milliseconds): after 2006, Anki's first year, before 2100.
+REVIEW_TIMES = range(1_136_073_600_000, 4_102_444_800_000)
+# Images read from the package: each beyond what quiz.content.media accepts is not read (a warning
+# says so), nor more than this in all, so a package's media cannot fill the memory.
+MAX_IMAGE_BYTES = 10_000_000
+MAX_IMAGES_BYTES = 50_000_000
 
 IMG_TAG = re.compile(r"<img\b[^>]*>", re.IGNORECASE)
 IMG_SRC = re.compile(r"""(\bsrc\s*=\s*)(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
@@ -157,11 +163,14 @@ def read_package(data):
             raise Unreadable("Anki could not read this package") from None
         media_folder = Path(work, "collection.media")
         shown = _images_shown(content)
-        media = {}
+        media, total = {}, 0
         for name in content.get("media", []):
             path = media_folder / name
             if name in shown and Path(name).name == name and path.is_file():
-                media[name] = path.read_bytes()
+                size = path.stat().st_size
+                if size <= MAX_IMAGE_BYTES and total + size <= MAX_IMAGES_BYTES:
+                    media[name] = path.read_bytes()
+                    total += size
         return Package(content, media)
 
 
@@ -184,10 +193,12 @@ def _check_zip(data):
                 with archive.open(member) as unpacked:
                     while unpacked.read(1 << 20):
                         pass
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, OSError, ValueError) as error:
+    except Unreadable:
+        raise
+    except RuntimeError as error:  # an encrypted member, or a zip the standard library will not read
         raise Unreadable(f"the package is not a readable zip file ({shorten(str(error))})") from None
-    except RuntimeError:  # an encrypted member
-        raise Unreadable("the package is a password-protected zip file") from None
+    except Exception as error:  # BadZipFile, zlib.error, EOFError...: whatever a damaged zip raises
+        raise Unreadable(f"the package is not a readable zip file ({shorten(str(error))})") from None
 
 
 def _run_reader(package, work):
@@ -272,9 +283,11 @@ class _Reader:
     def documents(self):
         by_deck, card_keys = defaultdict(list), {}
         for card_id, nid, deck_id, ord in self.package.content["cards"]:
+            if nid not in self.notes:
+                continue  # a card without its note: nothing to show
             built = self.problems.collect(self._card, nid, ord)
             if built is not None:
-                deck = self.decks.get(str(deck_id), "Default")
+                deck = self.decks.get(str(deck_id)) or "Default"
                 by_deck[deck].append(built)
                 card_keys[card_id] = built.key
         documents = [self._document(deck, cards) for deck, cards in sorted(by_deck.items())]
@@ -293,8 +306,8 @@ class _Reader:
             self.skipped[("occlusion", notetype.name if notetype else "?")].append(nid)
             return None
         cloze = None
-        if notetype.kind == "pairs" and ord in notetype.pairs:
-            front, back = (_field(fields, index) for index in notetype.pairs[ord])
+        if notetype.kind == "pairs":
+            front, back = (_field(fields, index) for index in notetype.pairs.get(ord, (None, None)))
         elif notetype.kind == "cloze":
             front, back = _field(fields, notetype.cloze_field), _field(fields, notetype.extra_field)
             cloze = ord + 1
@@ -311,6 +324,8 @@ class _Reader:
         key = f"{guid}:{ord}"
         if len(key) > MAX_KEY:
             raise self._problem(nid, f"its guid is longer than {MAX_KEY - len(str(ord)) - 1} characters")
+        if UNSTORABLE.search(key):
+            raise self._problem(nid, "its guid holds a character no database can store (NUL)")
         front, back = self._text(nid, front, "front"), self._text(nid, back, "back")
         return ParsedCard(key, front, back, "", "", 0, topics=self._topics(nid, tags), markup="html", cloze=cloze)
 
@@ -340,15 +355,17 @@ class _Reader:
         names = [tag for tag in dict.fromkeys(tags) if tag.lower() not in IGNORED_TAGS]
         if too_long := next((name for name in names if len(name) > MAX_TOPIC), None):
             raise self._problem(nid, f"the tag {shorten(too_long)!r} is longer than {MAX_TOPIC} characters")
+        if any(UNSTORABLE.search(name) for name in names):
+            raise self._problem(nid, "a tag holds a character no database can store (NUL)")
         return names
 
     def _problem(self, nid, message):
         return ContentError(self.file, None, f"note {nid}: {message}")
 
     def _document(self, deck, cards):
-        if len(deck) > MAX_TITLE:
+        if len(deck) > MAX_TITLE or UNSTORABLE.search(deck):
             self.problems.add(ContentError(self.file, None, f"the deck name {shorten(deck)!r} is longer than "
-                                                            f"{MAX_TITLE} characters; rename it in Anki"))
+                                                            f"{MAX_TITLE} characters or holds NUL; rename it in Anki"))
         for line, card in enumerate(cards, start=1):
             card.line = line
         media = []
@@ -370,7 +387,7 @@ class _Reader:
                      "as front and back (one card per note)",
             "empty": "empty cards (an empty front, or a cloze number the text no longer has) were skipped",
             "sound": "sounds ([sound:...]) were removed: only images are imported",
-            "missing image": "the image {detail!r} is not in the package; it is left as written",
+            "missing image": "the image {detail!r} is not in the package (or is over 10 MB); it is left as written",
         }
         for (what, detail), notes in self.skipped.items():
             listed = ", ".join(str(nid) for nid in notes[:3]) + (f" and {len(notes) - 3} more" if len(notes) > 3 else "")
@@ -381,7 +398,7 @@ class _Reader:
         for card_id, moment, ease, duration, kind, factor in self.package.content["revlog"]:
             key = card_keys.get(card_id)
             rated = kind in RATED_KINDS or (kind == FILTERED and factor)
-            if key is None or not rated or ease not in (1, 2, 3, 4):
+            if key is None or not rated or ease not in (1, 2, 3, 4) or moment not in REVIEW_TIMES:
                 continue
             milliseconds = min(max(int(duration or 0), 0), MAX_DURATION_MS) or None
             history.setdefault(key, []).append((datetime.fromtimestamp(moment / 1000, UTC), ease, milliseconds))

@@ -43,31 +43,37 @@ def main(package, folder, max_file_bytes):
 
 
 def read(collection):
+    """The collection as plain JSON data, every value of the type apkg_format expects: a package's
+    SQLite columns may hold anything, and a value that is not what its column says stops here."""
     db = collection.db
-    used = {mid for (mid,) in db.all("select distinct mid from notes")}
+    used = {int(mid) for (mid,) in db.all("select distinct mid from notes")}
     notetypes = {
         str(notetype["id"]): {
-            "name": notetype["name"],
+            "name": str(notetype["name"]),
             "cloze": notetype.get("type") == 1,
-            "stock_kind": notetype.get("originalStockKind") or 0,
-            "fields": [field["name"] for field in sorted(notetype["flds"], key=lambda field: field["ord"])],
+            "stock_kind": int(notetype.get("originalStockKind") or 0),
+            "fields": [str(field["name"]) for field in sorted(notetype["flds"], key=lambda field: int(field["ord"]))],
             "templates": {
-                str(template["ord"]): [template["qfmt"], template["afmt"]] for template in notetype["tmpls"]
+                str(int(template["ord"])): [str(template["qfmt"]), str(template["afmt"])]
+                for template in notetype["tmpls"]
             },
         }
         for notetype in collection.models.all()
-        if notetype["id"] in used
+        if int(notetype["id"]) in used
     }
+    notes = db.all("select id, guid, mid, flds, tags from notes order by id")
+    # A card in a filtered deck belongs to its original deck (odid).
+    cards = db.all("select id, nid, case when odid != 0 then odid else did end, ord from cards order by nid, ord")
+    revlog = db.all("select cid, id, ease, time, type, factor from revlog order by id")
     return {
         "notetypes": notetypes,
-        "decks": {str(deck.id): deck.name for deck in collection.decks.all_names_and_ids()},
+        "decks": {str(deck.id): str(deck.name) for deck in collection.decks.all_names_and_ids()},
         "notes": [
-            [nid, guid, str(mid), fields.split("\x1f"), tags.split()]
-            for nid, guid, mid, fields, tags in db.all("select id, guid, mid, flds, tags from notes order by id")
+            [int(nid), str(guid), str(mid), str(fields or "").split("\x1f"), str(tags or "").split()]
+            for nid, guid, mid, fields, tags in notes
         ],
-        # A card in a filtered deck belongs to its original deck (odid).
-        "cards": db.all("select id, nid, case when odid != 0 then odid else did end, ord from cards order by nid, ord"),
-        "revlog": db.all("select cid, id, ease, time, type, factor from revlog order by id"),
+        "cards": [[int(value) for value in card] for card in cards],
+        "revlog": [[int(value or 0) for value in entry] for entry in revlog],
     }
 
 
