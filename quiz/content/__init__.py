@@ -1,7 +1,7 @@
 """Study content: reading quiz, flashcard, export and other tools' documents into the database, and writing
 the database back out as JSON.
 
-Eight document formats, told apart by their content rather than their file name:
+Nine document formats, told apart by their content rather than their file name:
 
 * a quiz (quiz_format.py): a title line, then blocks of `Question N: stem`, `- choice` lines
   (one ending in `(Correct answer)`, in any letter case), a `Correct answer: ...` line, one
@@ -15,7 +15,11 @@ Eight document formats, told apart by their content rather than their file name:
   and decks;
 * the formats people already have: Moodle GIFT (gift_format.py), Moodle XML
   (moodle_xml_format.py) and Aiken (aiken_format.py) quizzes, CSV/TSV tables with a header row (tabular_format.py) and Anki plain-text exports
-  (anki_format.py). What they cannot hold is skipped with a warning naming its line.
+  (anki_format.py). What they cannot hold is skipped with a warning naming its line;
+* Anki packages (apkg_format.py): a .apkg or .colpkg, a zip told by its bytes and read by Anki's
+  own code in a child process (apkg_reader.py), one deck per Anki deck, cards keyed by note guid
+  and card ordinal, cloze notes as one card per number (cloze.py); its review history is imported
+  with the learner's consent (apkg_history.py). Read only: no writer.
 
 Every parser is a pure function from text to ParsedDocuments; next to it, a pure writer turns
 export.py's plain data for one set or deck back into that format (export_one picks it), so that
