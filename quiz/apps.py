@@ -1,4 +1,5 @@
-"""The app's configuration; `ready` connects the security event log (quiz.security)."""
+"""The app's configuration; `ready` connects the security event log (quiz.security) and the
+deletion of images' files (quiz.content.media)."""
 
 from django.apps import AppConfig
 
@@ -9,3 +10,4 @@ class QuizConfig(AppConfig):
 
     def ready(self):
         from . import security  # noqa: F401  (connects the signal receivers)
+        from .content import media  # noqa: F401  (a deleted image's file goes with it)

@@ -103,6 +103,7 @@ urlpatterns = [
         path("decks/<int:pk>/sharing/", library.share, {"kind": "decks"}, name="share_deck"),
         path("sets/<int:pk>/download/<str:format>/", downloads.download, {"kind": "sets"}, name="download_set"),
         path("decks/<int:pk>/download/<str:format>/", downloads.download, {"kind": "decks"}, name="download_deck"),
+        path("<str:kind>/<int:item_id>/images/", media.add_image, name="add_image"),  # kind: questions or cards
         path("sets/<int:set_id>/", include([
             path("", editor.edit_set, name="edit_set"),
             path("questions/new/", editor.new_question, name="new_question"),

@@ -298,6 +298,36 @@ PERMISSIONS_POLICY = {
     )
 }
 
+# --- Images of sets and decks (quiz.content.media, served by quiz.views.media) -----------------------
+# Stored through Django's storage API: under MEDIA_ROOT on this server by default; in an S3-compatible
+# object store when DJANGO_MEDIA_S3_BUCKET is set, so that several app servers share them. Nothing
+# serves them statically (MEDIA_URL is left unset): the app checks who may see each image, then
+# streams it, or redirects to a URL the store signs for DJANGO_MEDIA_URL_SECONDS (objects stay private).
+MEDIA_ROOT = Path(os.environ.get("DJANGO_MEDIA_ROOT", BASE_DIR / "media"))
+RATELIMIT_IMAGE_UPLOAD = os.environ.get("DJANGO_IMAGE_UPLOAD_RATE", "60/h")  # per account, in the editor
+MEDIA_S3_BUCKET = os.environ.get("DJANGO_MEDIA_S3_BUCKET", "")
+if MEDIA_S3_BUCKET:
+    MEDIA_S3_ENDPOINT_URL = os.environ.get("DJANGO_MEDIA_S3_ENDPOINT_URL", "").rstrip("/")
+    STORAGES["default"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": MEDIA_S3_BUCKET,
+            "endpoint_url": MEDIA_S3_ENDPOINT_URL or None,
+            "region_name": os.environ.get("DJANGO_MEDIA_S3_REGION") or None,
+            # Empty: boto3's own chain (an instance role, AWS_* variables, ~/.aws).
+            "access_key": os.environ.get("DJANGO_MEDIA_S3_ACCESS_KEY_ID") or None,
+            "secret_key": os.environ.get("DJANGO_MEDIA_S3_SECRET_ACCESS_KEY") or None,
+            "querystring_auth": True,
+            "querystring_expire": env_int("DJANGO_MEDIA_URL_SECONDS", 60),
+            "default_acl": "private",
+            "file_overwrite": False,
+            "object_parameters": {"ContentDisposition": "inline", "CacheControl": "private, max-age=60"},
+        },
+    }
+    # The browser follows the redirect to the store: its address may serve images to the pages.
+    scheme, _, host = (MEDIA_S3_ENDPOINT_URL or "https://amazonaws.com").partition("://")
+    CONTENT_SECURITY_POLICY["DIRECTIVES"]["img-src"] += [f"{scheme}://{host}", f"{scheme}://*.{host}"]
+
 # --- HTTPS: on by default in production, configurable for a proxy that terminates TLS --------------
 if PRODUCTION:
     SECURE_SSL_REDIRECT = env_bool("DJANGO_SSL_REDIRECT", True)

@@ -27,6 +27,17 @@ def dashboards_built_afresh(settings):
     settings.DASHBOARD_CACHE_SECONDS = 0
 
 
+@pytest.fixture(scope="session")
+def media_root(tmp_path_factory):
+    return tmp_path_factory.mktemp("media")
+
+
+@pytest.fixture(autouse=True)
+def media_files_in_a_temporary_folder(settings, media_root):
+    # Images the tests store (quiz.content.media) go to a folder of the run's, not to MEDIA_ROOT.
+    settings.MEDIA_ROOT = media_root
+
+
 @pytest.fixture
 def learner(db):
     return make_user("alice")

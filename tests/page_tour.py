@@ -134,6 +134,7 @@ NOT_PAGES = {
     "create_classroom": "POST only", "new_join_code": "POST only", "rename_classroom": "POST only",
     "restore_classroom": "POST only", "pool_add": "POST only", "pool_entry": "POST only",
     "restore_assignment": "POST only", "delete_override": "POST only", "include_question": "POST only",
+    "media_file": "an image", "add_image": "POST only",
     "download_set": "a file download", "download_deck": "a file download", "download_history": "a file download",
     "gradebook_csv": "a file download", "responses_csv": "a file download", "download_my_data": "a file download",
     "change_email": "POST only", "send_verification": "POST only", "reminder_settings": "POST only",

@@ -237,8 +237,8 @@ def test_the_deck_page_runs_a_fixed_number_of_queries(learner_client, learner, d
 def test_the_question_form_runs_a_fixed_number_of_queries(learner_client, learner, django_assert_num_queries, questions):
     question = make_question_set(owner=learner, questions=questions).questions.get(position=1)
 
-    # the question with its set; its choices; its topics
-    with django_assert_num_queries(AUTH + 3):
+    # the question with its set; its choices; its topics; its choices again, for "Add an image"
+    with django_assert_num_queries(AUTH + 4):
         assert learner_client.get(reverse("edit_question", args=[question.pk])).status_code == 200
 
 

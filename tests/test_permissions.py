@@ -6,6 +6,7 @@ instructor. A URL added to the app without an entry here fails `test_every_url_h
 """
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
@@ -20,6 +21,7 @@ from tests.class_factories import (
     make_pool,
 )
 from tests.factories import PASSWORD, make_deck, make_question_set, make_user, start_attempt
+from tests.images import image_bytes, make_image
 
 ACTORS = ["anonymous", "learner", "outsider", "owner", "other_instructor"]
 OK = {200, 302}  # a page, or an action's redirect
@@ -35,6 +37,8 @@ KINDS = {
     "instructor_of": {"anonymous": LOGIN, "learner": 403, "outsider": 403, "owner": OK, "other_instructor": 404},
     # Only the class's own instructor, and nobody else learns that the class exists.
     "class_owner": {"anonymous": LOGIN, "learner": 404, "outsider": 404, "owner": OK, "other_instructor": 404},
+    # An image of a learner's private set: whoever may not see the set is told it does not exist.
+    "image": {"anonymous": 404, "learner": OK, "outsider": 404, "owner": 404, "other_instructor": 404},
     # A link from an email that is no one's (a bad token): its "does not work" page, for anyone.
     "bad_link": dict.fromkeys(ACTORS, 400),
 }
@@ -73,6 +77,8 @@ URLS = {
     "rename_deck": ("own", "post", lambda w: [w["private_deck"].pk], lambda w: {"title": "Renamed"}),
     "delete_deck": ("own", "get", lambda w: [w["private_deck"].pk], None),
     "edit_card": ("own", "get", lambda w: [w["own_card"].pk], None),
+    "add_image": ("own", "post", lambda w: ["cards", w["own_card"].pk], lambda w: {"image": png_upload(), "alt": "A square", "target": "front"}),
+    "media_file": ("image", "get", lambda w: [w["image"].name], None),
     "move_card": ("own", "post", lambda w: [w["own_card"].pk], lambda w: {"direction": "down"}),
     "delete_card": ("own", "get", lambda w: [w["own_card"].pk], None),
     "attempt": ("own", "get", lambda w: [w["attempt"].pk], None),
@@ -173,6 +179,10 @@ PAGES_WITH_A_FORM = {
 }
 
 
+def png_upload():
+    return SimpleUploadedFile("square.png", image_bytes(), content_type="image/png")
+
+
 def app_url_names():
     """Every named URL of our own apps (Django's admin and auth views are theirs to test)."""
     names = set()
@@ -230,6 +240,7 @@ def world(db):
         "private_deck": (private_deck := make_deck("Learner's deck", owner=learner)),
         "own_question": private_set.questions.order_by("pk").first(),
         "own_card": private_deck.cards.order_by("pk").first(),
+        "image": make_image(private_set),
         "pending_import": stage_import(owner=learner, files=[("notes", b"::q:: Which? {=a ~b}\n")]),
         "assigned_attempt": Attempt.objects.create_with_slots(
             user=learner, questions=question_set.questions.all(), feedback="immediate",

@@ -19,9 +19,10 @@ from .aiken_format import looks_like_aiken, parse_aiken
 from .anki_format import looks_like_anki, parse_anki
 from .apkg_format import looks_like_package, parse_package
 from .deck_format import parse_deck
-from .documents import MAX_FILE_BYTES, ContentError, SkippedItems, check_item_count
+from .documents import MAX_FILE_BYTES, ContentError, Problems, SkippedItems, check_item_count
 from .gift_format import looks_like_gift, parse_gift
 from .json_format import parse_export
+from .media import check_media
 from .moodle_xml_format import looks_like_moodle_xml, parse_moodle_xml
 from .quiz_format import CHOICE_LINE, KIND_LINE, QUESTION_LINE, parse_quiz
 from .tabular_format import looks_like_table, parse_table
@@ -53,11 +54,18 @@ def parse_document(data, file, format=None):
     elif not (text := decode(data, file)).strip():
         raise ContentError(file, 1, "file is empty")
     parse = FORMATS[format or recognise(text)]
+    problems = Problems()
     try:
         documents, warnings = parse(text, file, hashlib.sha256(data).hexdigest())
     except SkippedItems as skipped:
         check_item_count(skipped.documents)  # too many items is the file's problem, skipped or not
-        raise
+        if not any(document.media for document in skipped.documents):
+            raise
+        problems.add(skipped, of_an_item=True)
+        documents, warnings = skipped.documents, skipped.warnings
+    # An item that shows a bad image is a bad item, skipped as the parsers skip theirs.
+    warnings = [*warnings, *check_media(documents, problems)]
+    problems.raise_if_any(documents, warnings)
     return check_item_count(documents), warnings
 
 

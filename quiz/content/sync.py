@@ -21,6 +21,7 @@ from django.db.models import Prefetch, ProtectedError
 
 from ..models import Card, Choice, Deck, Question, QuestionSet, SourceDocument, Topic
 from .documents import CARD_PARTS, ContentError, ParsedDocument, shorten
+from .media import with_stored_media
 
 
 @dataclass
@@ -52,12 +53,14 @@ def save_document(document, *, now, owner=None):
     """Create or update one set or deck (and its source document) to match `document`, among
     `owner`'s content (the shared library when None). A new set or deck of an owner is private."""
     source = _source_document(document, now, owner)
+    # The document's images are stored first: its items then show them by their stored names, and
+    # a re-import's items match their rows by text as ever (the same picture keeps its name).
     if document.kind == SourceDocument.Kind.QUIZ:
         container = _container(QuestionSet, document, source, now, owner)
-        outcome = _save_questions(document, container)
+        outcome = _save_questions(with_stored_media(container, document), container)
     else:
         container = _container(Deck, document, source, now, owner)
-        outcome = _save_cards(document, container)
+        outcome = _save_cards(with_stored_media(container, document), container)
     title_changed = _update_title(container, document.title, source)
     if source:
         _update_source(source, document, outcome.changed or title_changed, now)

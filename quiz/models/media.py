@@ -9,7 +9,7 @@ says nothing about an answer."""
 import secrets
 
 from django.db import models
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from .content import Deck, QuestionSet
@@ -17,6 +17,33 @@ from .content import Deck, QuestionSet
 
 def new_media_name(extension):
     return f"{secrets.token_hex(12)}.{extension}"
+
+
+class MediaFileQuerySet(models.QuerySet):
+    def visible_to(self, user):
+        """Images of the sets and decks `user` may see (visitors: the library's)."""
+        return self.filter(
+            Q(question_set__in=QuestionSet.objects.visible_to(user)) | Q(deck__in=Deck.objects.visible_to(user))
+        )
+
+    def shown_in_attempts_of(self, user):
+        """Images a question of one of `user`'s attempts shows, or of an attempt in a class they
+        teach: an assignment's pool may hold questions of a set the learner cannot see (its
+        instructor's private one), and the attempt still shows them."""
+        from .slots import AttemptSlot
+
+        if not user.is_authenticated:
+            return self.none()
+        slots = AttemptSlot.objects.filter(
+            Q(attempt__user=user) | Q(attempt__assignment__classroom__owner=user),
+            question__question_set=OuterRef("question_set"),
+        )
+        name = OuterRef("name")
+        shows = (
+            Q(stem__contains=name) | Q(question__stem__contains=name) | Q(question__explanation__contains=name)
+            | Q(question__choices__text__contains=name) | Q(question__choices__match__contains=name)
+        )
+        return self.filter(question_set__isnull=False).filter(Exists(slots.filter(shows)))
 
 
 class MediaFile(models.Model):
@@ -35,6 +62,8 @@ class MediaFile(models.Model):
     # The same picture twice in one set or deck is stored once.
     sha256 = models.CharField(max_length=64)
     created_at = models.DateTimeField(default=timezone.now)
+
+    objects = MediaFileQuerySet.as_manager()
 
     class Meta:
         ordering = ["pk"]
