@@ -126,7 +126,7 @@ def test_a_package_is_recognised_by_its_content_whatever_its_name(tmp_path):
 def anki_packages(tmp_path_factory):
     """{"apkg": bytes, "legacy apkg": ..., "colpkg": ..., "legacy colpkg": ...} of one collection,
     and the guids of its notes: a Basic, a reversed and a cloze note in Networking::Ports, a Basic
-    one in Default; every card answered, and an older history of the Basic card."""
+    and an Image Occlusion one in Default; every card answered, and an older history of the Basic card."""
     from anki.collection import Collection, ExportAnkiPackageOptions
 
     folder = tmp_path_factory.mktemp("anki")
@@ -141,6 +141,8 @@ def anki_packages(tmp_path_factory):
         ("reversed", "Basic (and reversed card)", ["chien", "dog"], ports),
         ("cloze", "Cloze", ["{{c1::Paris}} is the capital of {{c2::France::a country}}", "Europe"], ports),
         ("default", "Basic", ["Loose card", "in Default"], 1),
+        ("occlusion", "Image Occlusion",
+         ["{{c1::image-occlusion:rect:left=.1:top=.1:width=.3:height=.2:oi=1}}", '<img src="ssh.png">'], 1),
     ]:
         note = collection.new_note(models.by_name(notetype))
         for index, value in enumerate(fields):
@@ -203,7 +205,9 @@ def test_packages_anki_writes_in_every_format_read_the_same(anki_packages, kind)
     assert (cards[f"{cloze}:1"].cloze, cards[f"{cloze}:1"].back) == (2, "Europe")
     assert all(card.topics == ["networking"] for card in ports.items)
     assert [card.key for card in default.items] == [f"{guids['default']}:0"]
-    assert not [warning for warning in warnings if "note" in warning]
+    [occlusion] = [warning for warning in warnings if "note" in warning]
+    assert re.fullmatch(r"mine\.\w+: note \d+: Image Occlusion notes \(note type 'Image Occlusion'\) were skipped: "
+                        r"their cards cannot be studied here", occlusion)
 
     # Each card answered once now; the Basic card also has its older history, without the
     # entries that carry no rating (a manual change, cramming that did not reschedule).

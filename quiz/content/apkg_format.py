@@ -195,9 +195,7 @@ def _check_zip(data):
                         pass
     except Unreadable:
         raise
-    except RuntimeError as error:  # an encrypted member, or a zip the standard library will not read
-        raise Unreadable(f"the package is not a readable zip file ({shorten(str(error))})") from None
-    except Exception as error:  # BadZipFile, zlib.error, EOFError...: whatever a damaged zip raises
+    except Exception as error:  # BadZipFile, zlib.error, EOFError, an encrypted member: a damaged zip
         raise Unreadable(f"the package is not a readable zip file ({shorten(str(error))})") from None
 
 
@@ -210,19 +208,26 @@ def _run_reader(package, work):
     with open(Path(work, "errors.txt"), "wb") as errors, subprocess.Popen(
         command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors, cwd=work
     ) as child:
-        while child.poll() is None:
+        while not _finished(child):
             if _folder_bytes(work) > MAX_UNPACKED_BYTES:
                 child.kill()
                 raise Unreadable(f"the package unpacks to more than {MAX_UNPACKED_BYTES // 1_000_000} MB")
             if time.monotonic() - started > READ_SECONDS:
                 child.kill()
                 raise Unreadable(f"reading the package took more than {READ_SECONDS} seconds")
-            time.sleep(0.05)
     if child.returncode == -signal.SIGXFSZ:  # a file past the limit
         raise Unreadable(f"the package unpacks to more than {MAX_UNPACKED_BYTES // 1_000_000} MB")
     if child.returncode != 0:
         said = Path(work, "errors.txt").read_text("utf-8", "replace").strip().splitlines()[-1:] or ["it stopped"]
         raise Unreadable(f"Anki could not read this package: {shorten(said[0].replace(str(work), '…'))}")
+
+
+def _finished(child):
+    try:
+        child.wait(timeout=0.05)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
 
 
 def _folder_bytes(folder):
@@ -303,7 +308,7 @@ class _Reader:
         guid, mid, fields, tags = self.notes[nid]
         notetype = self.notetypes.get(mid)
         if notetype is None or notetype.kind == "occlusion":
-            self.skipped[("occlusion", notetype.name if notetype else "?")].append(nid)
+            self.skipped[("occlusion", notetype.name) if notetype else ("no note type", "")].append(nid)
             return None
         cloze = None
         if notetype.kind == "pairs":
@@ -363,9 +368,12 @@ class _Reader:
         return ContentError(self.file, None, f"note {nid}: {message}")
 
     def _document(self, deck, cards):
-        if len(deck) > MAX_TITLE or UNSTORABLE.search(deck):
+        if len(deck) > MAX_TITLE:
             self.problems.add(ContentError(self.file, None, f"the deck name {shorten(deck)!r} is longer than "
-                                                            f"{MAX_TITLE} characters or holds NUL; rename it in Anki"))
+                                                            f"{MAX_TITLE} characters; rename the deck in Anki"))
+        if UNSTORABLE.search(deck):
+            self.problems.add(ContentError(self.file, None, f"the deck name {shorten(deck)!r} holds a character no "
+                                                            "database can store (NUL); rename the deck in Anki"))
         for line, card in enumerate(cards, start=1):
             card.line = line
         media = []
@@ -385,13 +393,16 @@ class _Reader:
             "occlusion": "Image Occlusion notes (note type {detail!r}) were skipped: their cards cannot be studied here",
             "other": "note type {detail!r} is not a Basic or Cloze type: each note's first two fields were imported "
                      "as front and back (one card per note)",
+            "no note type": "notes of a note type the package does not have were skipped",
             "empty": "empty cards (an empty front, or a cloze number the text no longer has) were skipped",
             "sound": "sounds ([sound:...]) were removed: only images are imported",
             "missing image": "the image {detail!r} is not in the package (or is over 10 MB); it is left as written",
         }
         for (what, detail), notes in self.skipped.items():
+            notes = list(dict.fromkeys(notes))  # a note's cards each count once
             listed = ", ".join(str(nid) for nid in notes[:3]) + (f" and {len(notes) - 3} more" if len(notes) > 3 else "")
-            self.warnings.append(f"{self.file}: note {listed}: " + said[what].format(detail=detail))
+            noun = "note" if len(notes) == 1 else "notes"
+            self.warnings.append(f"{self.file}: {noun} {listed}: " + said[what].format(detail=detail))
 
     def _history(self, card_keys):
         history = {}
@@ -408,25 +419,28 @@ class _Reader:
 
 
 def _note_type(notetype):
+    # The reader's empty collection has Anki's stock note types, and Anki's importer names a
+    # package's note type of the same name "Basic+": the name the learner knows is without it.
+    name = notetype["name"].removesuffix("+")
     fields = notetype["fields"]
     templates = {int(ord): texts for ord, texts in notetype["templates"].items()}
     if notetype["stock_kind"] == STOCK_IMAGE_OCCLUSION or any(
         "image-occlusion" in question for question, _ in templates.values()
     ):
-        return _NoteType(notetype["name"], "occlusion", fields)
+        return _NoteType(name, "occlusion", fields)
     if notetype["cloze"]:
         asked = next((name for question, _ in templates.values() for name in _references(question, cloze=True)), None)
         cloze_field = fields.index(asked) if asked in fields else 0
         extra = next((index for index in range(len(fields)) if index != cloze_field), None)
-        return _NoteType(notetype["name"], "cloze", fields, cloze_field=cloze_field, extra_field=extra)
+        return _NoteType(name, "cloze", fields, cloze_field=cloze_field, extra_field=extra)
     pairs = {}
     for ord, (question, answer) in templates.items():
         asked = {name for name in _references(question) if name in fields}
         answered = {name for name in _references(answer, typed=True) if name in fields} - asked
         if len(asked) != 1 or len(answered) != 1:
-            return _NoteType(notetype["name"], "other", fields)
+            return _NoteType(name, "other", fields)
         pairs[ord] = (fields.index(asked.pop()), fields.index(answered.pop()))
-    return _NoteType(notetype["name"], "pairs" if pairs else "other", fields, pairs=pairs)
+    return _NoteType(name, "pairs" if pairs else "other", fields, pairs=pairs)
 
 
 def _references(template, *, cloze=False, typed=False):
