@@ -57,7 +57,7 @@ def test_it_refuses_a_format_other_than_json_without_a_set_or_deck():
 def test_it_refuses_a_deck_format_for_a_set():
     make_question_set("Set", questions=1)
 
-    with pytest.raises(CommandError, match="a question set can be exported as json, quiz, gift, aiken, csv, not anki"):
+    with pytest.raises(CommandError, match="a question set can be exported as json, quiz, gift, aiken, csv, moodle, not anki"):
         export("--set", "Set", "--format", "anki")
 
 
