@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 
 import genanki
 import pytest
+from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 from PIL import Image
@@ -243,6 +244,18 @@ def test_reimporting_an_updated_package_updates_each_card_in_place_and_keeps_its
     ssh.refresh_from_db()
     assert (ssh.back, ssh.markup) == ("22 (TCP)", "html")
     assert ReviewLog.objects.filter(memory__card=ssh, user=learner).count() == 1
+
+
+def test_the_import_command_reads_a_package(tmp_path, db):
+    path = tmp_path / "networking.apkg"
+    path.write_bytes(genanki_package(tmp_path))
+    out = io.StringIO()
+
+    call_command("import_questions", str(path), "--format", "apkg", stdout=out)
+
+    deck = Deck.objects.get(owner=None)
+    assert (deck.title, deck.cards.count()) == ("Networking", 6)
+    assert 'deck "Networking": 6 cards (6 new, 0 updated)' in out.getvalue()
 
 
 def expected_memory(user, card, logs):
