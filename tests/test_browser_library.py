@@ -100,3 +100,35 @@ def test_the_import_page_and_the_question_editor_fit_a_320_px_screen(page):
     for url in ("/library/import/", f"/library/questions/{question_set.questions.get().pk}/"):
         page.goto(url)
         assert page.evaluate("document.documentElement.scrollWidth") <= 320, url
+
+
+def test_a_learner_reads_the_preview_of_a_file_with_a_bad_question_and_applies_the_rest_at_320_px(page):
+    from tests.browser import ARTIFACTS, log_in
+
+    log_in(page, "phone")
+    page.set_viewport_size({"width": 320, "height": 700})
+    page.goto("/library/import/")
+    page.get_by_label("Or paste text").fill(
+        "::a:: Which layer routes packets? {~Transport =Network ~Link ####Routing is layer 3.}\n\n"
+        "::b:: Which are transport protocols? {~%50%TCP ~%50%UDP ~%-100%IP}\n\n"
+        "::c:: Which port does HTTPS use? {~80 ~443}\n\n"  # no right answer: skipped
+        "::d:: Pi to two places? {#3.14:0.01}\n\n"
+        "::e:: Where is it documented? {=https://www.rfc-editor.org/rfc/rfc9293.html ~nowhere}\n"
+    )
+    page.get_by_label("Name of the pasted text").fill("networking")
+    page.get_by_role("button", name="Preview").click()
+
+    expect(page.get_by_test_id("preview-skipped")).to_contain_text("networking:5: no right answer")
+    expect(page.get_by_test_id("preview-counts")).to_have_text("4 to add, 0 to change, 0 to remove, 0 unchanged")
+    first = page.get_by_test_id("preview-item").first
+    expect(first.locator(".is-correct")).to_have_text("✓ Network marked right")
+    expect(page.get_by_role("link", name="Fix the file and upload again")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 320
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "import-partial-preview-320.png"), full_page=True)
+    assert not QuestionSet.objects.exists()  # nothing written before the apply
+
+    page.get_by_role("button", name="Apply the 4 valid items and skip 1").click()
+    expect(page.get_by_text("Skipped 1 item with problems")).to_be_visible()
+    expect(page.get_by_test_id("my-set")).to_contain_text("4 questions")
+    assert QuestionSet.objects.get().questions.count() == 4

@@ -60,6 +60,7 @@ def test_it_stages_a_file_with_one_bad_question_of_five_and_lists_it_with_its_li
     assert not QuestionSet.objects.exists() and not Question.objects.exists()  # nothing written before the apply
     skipped = re.search(r'data-testid="preview-skipped">(.*?)</section>', html, re.S).group(1)
     assert "1 item has a problem and cannot be imported" in skipped
+    assert "saved version" not in skipped  # a new set: nothing imported before to keep
     assert "<li>notes:5: no right answer: mark the right one with &#x27;=&#x27;" in skipped  # FILE:LINE: what is wrong
     assert "4 to add, 0 to change, 0 to remove, 0 unchanged</span>, <span data-testid=\"preview-skipped-count\">1 skipped" in html
     assert ">Apply the 4 valid items and skip 1</button>" in html
@@ -111,6 +112,7 @@ def test_a_reimport_with_a_broken_item_keeps_the_stored_item_as_it_is(client, an
     paste(client, gift(["Alpha", "Gamma", "Delta", "Epsilon", "Zeta"], broken={"Gamma"}))
     html = client.get(preview_url()).content.decode()
     assert "1 to add, 0 to change, 0 to remove, 3 unchanged" in html
+    assert "what this item would have updated keeps its saved version" in html
     kept = re.search(r'data-testid="preview-kept">(.*?)</ol>', html, re.S).group(1)
     assert "Beta?" in kept and "Gamma?" in kept  # neither removed: either may be what Gamma's item was
     apply(client, skip=True)
@@ -179,7 +181,7 @@ def test_the_preview_shows_each_question_with_its_choices_marked_right_and_each_
     assert single.count("marked right") == 1 and '<span class="as-written">Transport</span></li>' in single
     assert "Routing is layer 3." in single  # the explanation
     assert "Select all that apply, partial credit" in partial
-    assert "TCP</span> <span class=\"tag tag-correct\">marked right</span> <span class=\"muted\">(+50%)</span>" in partial
+    assert "TCP</span> <span class=\"tag tag-correct\">marked right</span> <span class=\"muted\">(+50% credit)</span>" in partial
     assert "IP</span> <span class=\"muted\">(-100% credit)</span>" in partial
     assert "Number (typed)" in number and "3.14</span> ± 0.01" in number
     assert "TCP</span> → <span class=\"as-written\">Transport</span>" in matching

@@ -44,6 +44,10 @@ class Staged:
         """The items applying saves (the valid ones)."""
         return sum(len(document.items) for document in self.documents)
 
+    @property
+    def updates_existing(self):
+        return any(preview.existing for preview in self.previews)
+
 
 def stage_import(*, owner, files, format="", now=None):
     """Keep [(name, bytes)] for `owner` and return the PendingImport; raises ContentError (and
