@@ -1049,3 +1049,13 @@ def test_a_set_downloads_as_moodle_xml_from_the_download_menu(client, ann):
     assert 'filename="category_with_description.xml"' in response["Content-Disposition"]
     assert "<text>$course$/top/Alpha</text>" in response.content.decode()
     assert 'data-testid="download-moodle"' in client.get(reverse("library")).content.decode()
+
+
+def test_a_plain_text_question_keeps_no_image_and_says_so():
+    xml = quiz(image_question("x.png", PNG).replace('<questiontext format="html">', '<questiontext format="moodle_auto_format">'))
+
+    document, warnings = parse(xml)
+
+    assert document.items[0].stem == '<img src="@@PLUGINFILE@@/x.png" alt="An image">'  # plain text, shown as written
+    assert document.media == []
+    assert warnings == ["bank.xml:4: truefalse question 'x.png': x.png is left out (a plain-text question shows no image)"]

@@ -355,14 +355,18 @@ class _Question:
         return self.images(_as_markup(text, written, self.markup), holder)
 
     def images(self, text, holder):
-        """The text with each `@@PLUGINFILE@@/name` of an image the question carries as `media:name`."""
+        """The text with each `@@PLUGINFILE@@/name` of an image the question carries as `media:name`;
+        a plain-text question shows no image, so its text is left as it is."""
         alts = _image_alts(text) if self.markup == Markup.HTML else {}
-
         own = {_file_key(file): file for file in holder.all("file")}
 
         def rewrite(match):
             path = unquote(match.group(1))
             file = own.get(path) or self.files.get(path)
+            if self.markup == Markup.PLAIN:
+                self.bank.warnings.append(f"{self.file}:{holder.line}: {_label(self.element)}: {path} is left out "
+                                          "(a plain-text question shows no image)")
+                return match.group()
             if file is None:
                 self.bank.warnings.append(f"{self.file}:{holder.line}: {_label(self.element)}: {path} is not in "
                                           "the file (no <file> of that name); the reference is left as it is")
@@ -464,9 +468,10 @@ class _Question:
         return QuestionKind.TRUE_FALSE, choices, [right] if right else [], {}
 
     def short_answer(self):
-        answers = self.answers()
-        choices = [(text, True) if fraction == 1 else (text, False, fraction)
-                   for text, (_, fraction) in zip((self.text(answer, plain=True) for answer, _ in answers), answers)]
+        answers, choices = self.answers(), []
+        for answer, fraction in answers:
+            text = self.text(answer, plain=True)
+            choices.append((text, True) if fraction == 1 else (text, False, fraction))
         case_sensitive = _word(self.element.child("usecase"), "0") not in ("0", "false", "")
         right = [answer for answer, fraction in answers if fraction == 1]
         return QuestionKind.SHORT_ANSWER, choices, right, {"case_sensitive": case_sensitive}
