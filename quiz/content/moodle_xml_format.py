@@ -32,10 +32,11 @@ What the app reads, as Moodle's own importer does (question/format/xml/format.ph
   text. A question has one markup, its question text's: another text of it is turned into that
   markup (plain text escaped into HTML, HTML reduced to its text);
 * the general feedback is the explanation or, without one, the right answers' feedback;
-* images: a <file> (base64) that a kept text refers to as `@@PLUGINFILE@@/name` becomes a
-  ParsedMedia of the document and the reference `media:name` (the name made safe, and prefixed
-  with a piece of its hash when another image of the file already has it); Moodle 1.9's
-  <image>/<image_base64> is appended to the question text as Moodle does.
+* images: a <file> (base64) that a kept text of an HTML or Markdown question refers to as
+  `@@PLUGINFILE@@/name` becomes a ParsedMedia of the document and the reference `media:name`
+  (the name made safe, and prefixed with a piece of its hash when another image of the file
+  already has it); Moodle 1.9's <image>/<image_base64> is appended to the question text as Moodle
+  does. Other files (sounds, PDFs) and a plain-text question's images stay as written, with a warning.
 Other kinds (essay, cloze, calculated, description, drag and drop, random...), a single-answer
 question whose answers give partial credit or penalties, or which accepts several answers, are
 skipped with a warning naming the question and its line, never silently dropped; hints,
