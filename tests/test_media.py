@@ -8,6 +8,7 @@ import time
 import zlib
 
 import pytest
+from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
@@ -507,3 +508,88 @@ def test_saving_refuses_a_bad_image_that_parsing_let_through(author):
         import_parsed([document], owner=author, now=timezone.now())
 
     assert not Question.objects.exists() and not MediaFile.objects.exists()
+
+
+# --- Importing in the browser: a Moodle XML file with images ---------------------------------------
+
+def moodle_question(name, image_name, data, line_text="Which shape?"):
+    import base64
+
+    return f"""  <question type="multichoice">
+    <name><text>{name}</text></name>
+    <questiontext format="html">
+      <text><![CDATA[<p>{line_text} <img src="@@PLUGINFILE@@/{image_name}" alt="A shape"></p>]]></text>
+      <file name="{image_name}" path="/" encoding="base64">{base64.b64encode(data).decode()}</file>
+    </questiontext>
+    <single>true</single>
+    <answer fraction="100" format="html"><text>Square</text></answer>
+    <answer fraction="0" format="html"><text>Circle</text></answer>
+  </question>
+"""
+
+
+def moodle_file(*questions):
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<quiz>\n{"".join(questions)}</quiz>\n'.encode()
+
+
+def test_a_moodle_file_s_bad_image_skips_its_question_and_the_rest_is_imported(author):
+    from quiz.content.pending import apply_pending, preview_pending, stage_import
+
+    data = moodle_file(
+        moodle_question("Good", "square.png", image_bytes()),
+        moodle_question("Bad", "answer.png", b"GIF89a then nothing", line_text="Which colour?"),
+    )
+    pending = stage_import(owner=author, files=[("shapes.xml", data)])
+    staged = preview_pending(pending)
+
+    assert [str(problem) for problem in staged.skipped.problems] == [
+        # At the question's line, naming the file and what is wrong with it.
+        "shapes.xml:13: image 'answer.png': it is not a PNG, JPEG, GIF or WebP image (told by its content, not its name)"
+    ]
+    apply_pending(pending, previewed=staged.fingerprint, skip_bad_items=True)
+
+    media = MediaFile.objects.get()
+    question = Question.objects.get()
+    assert question.stem == f'<p>Which shape? <img src="media:{media.name}" alt="A shape"></p>'
+    assert media.alt == "A shape" and media.question_set == question.question_set
+
+
+def test_the_preview_of_an_unchanged_re_import_shows_its_images_unchanged(author):
+    from quiz.content.preview import preview_documents
+
+    def document():
+        return quiz_document("![A square](media:a.png)", [ParsedMedia("a.png", image_bytes(), 5)])
+
+    import_parsed([document()], owner=author)
+    preview = preview_documents([document()], owner=author)[0]
+
+    assert (preview.unchanged, preview.changed, preview.added) == (1, [], [])
+    assert preview.document.items[0].stem == f"![A square](media:{MediaFile.objects.get().name})"
+
+
+# --- Files no image names ---------------------------------------------------------------------------
+
+def test_prune_media_deletes_the_files_a_rolled_back_import_left(author, settings, media_root):
+    import os
+
+    from django.core.management import call_command
+
+    settings.MEDIA_ROOT = media_root / "prune"  # this test's own folder: it lists every file there
+    kept = make_image(make_deck(owner=author))
+    import_parsed([quiz_document("![x](media:a.png)", [ParsedMedia("a.png", image_bytes("GIF"), 3)])],
+                  owner=author, dry_run=True)
+    assert MediaFile.objects.count() == 1
+    orphan = next(path for path in default_storage.listdir("content")[1] if f"content/{path}" != kept.file.name)
+    hours_ago = time.time() - 2 * 60 * 60
+    for path in (kept.file.name, f"content/{orphan}"):
+        os.utime(default_storage.path(path), (hours_ago, hours_ago))
+    young = default_storage.save("content/ffffffffffffffffffffffff.png", ContentFile(image_bytes()))  # a running import's
+
+    out = io.StringIO()
+    call_command("prune_media", "--dry-run", stdout=out)
+    assert out.getvalue() == f"  content/{orphan}\nWould delete 1 unused image file(s).\n"
+    assert default_storage.exists(f"content/{orphan}")
+
+    call_command("prune_media", stdout=io.StringIO())
+    assert not default_storage.exists(f"content/{orphan}")
+    assert default_storage.exists(kept.file.name) and default_storage.exists(young)

@@ -118,3 +118,20 @@ def test_deleting_the_deck_deletes_the_object(s3, django_capture_on_commit_callb
 
     listed = s3.list_objects_v2(Bucket=BUCKET, Prefix=f"content/{media.name}")
     assert listed.get("KeyCount", 0) == 0
+
+
+def test_files_no_image_names_are_pruned_from_the_bucket(s3):
+    from datetime import timedelta
+
+    from django.core.files.base import ContentFile
+    from django.utils import timezone
+
+    from quiz.content.media import prune_files
+
+    kept = save_image(make_deck(owner=make_user()), image_bytes(), "x")
+    orphan = default_storage.save("content/0123456789abcdef01234567.png", ContentFile(image_bytes("GIF")))
+
+    pruned = prune_files(now=timezone.now() + timedelta(minutes=1), min_age=timedelta(0))
+
+    assert orphan in pruned and kept.file.name not in pruned
+    assert not default_storage.exists(orphan) and default_storage.exists(kept.file.name)

@@ -22,6 +22,7 @@ import io
 import re
 import warnings
 from dataclasses import dataclass
+from datetime import timedelta
 from urllib.parse import quote
 
 from django.core.files.base import ContentFile
@@ -218,25 +219,29 @@ def _check_document_media(document, problems):
     ]
 
 
-# {digest of an image's bytes: what is wrong with it, "" if nothing}: an import's file is parsed
-# again at each step (staged, previewed, applied), and its images need checking only once.
+# {digest of an image's bytes: (what is wrong with it or "", the digest of its cleaned bytes)}: an
+# import's file is parsed again at each step (staged, previewed, applied), and each image needs
+# checking and cleaning only once per process for that.
 _VERDICTS = collections.OrderedDict()
-MAX_VERDICTS = 1024
+MAX_VERDICTS = 4096
+
+
+def _verdict(data, file, line, name):
+    digest = hashlib.sha256(data).hexdigest()
+    if (verdict := _VERDICTS.get(digest)) is None:
+        try:
+            verdict = ("", check_image(data, file=file, line=line, name=name).sha256)
+        except ContentError as error:
+            verdict = (error.message.removeprefix(f"image {name!r}: "), "")
+        _VERDICTS[digest] = verdict
+        while len(_VERDICTS) > MAX_VERDICTS:
+            _VERDICTS.popitem(last=False)
+    return verdict
 
 
 def image_problem(data, *, file, line, name):
     """check_image's ContentError for `data`, or None when it is a good image."""
-    digest = hashlib.sha256(data).hexdigest()
-    reason = _VERDICTS.get(digest)
-    if reason is None:
-        try:
-            check_image(data, file=file, line=line, name=name)
-            reason = ""
-        except ContentError as error:
-            reason = error.message.removeprefix(f"image {name!r}: ")
-        _VERDICTS[digest] = reason
-        while len(_VERDICTS) > MAX_VERDICTS:
-            _VERDICTS.popitem(last=False)
+    reason, _ = _verdict(data, file, line, name)
     return ContentError(file, line, f"image {name!r}: {reason}") if reason else None
 
 
@@ -393,12 +398,10 @@ def with_known_media(container, document):
     if container is None or not document.media:
         return document
     owner = {"question_set" if isinstance(container, QuestionSet) else "deck": container}
-    digests = {}
-    for media in document.media:
-        try:
-            digests[media.file_name] = check_image(media.data, file=document.file, line=media.line, name=media.file_name).sha256
-        except ContentError:
-            continue
+    digests = {
+        media.file_name: digest for media in document.media
+        if (digest := _verdict(media.data, document.file, media.line, media.file_name)[1])
+    }
     stored = dict(MediaFile.objects.filter(**owner, sha256__in=digests.values()).order_by("-pk").values_list("sha256", "name"))
     mapping = {name: stored[digest] for name, digest in digests.items() if digest in stored}
     if not mapping:
@@ -407,6 +410,38 @@ def with_known_media(container, document):
 
 
 # --- Deleting ---------------------------------------------------------------------------------------
+
+# Files younger than this are kept by `prune_files`: an import still running has written its
+# images but not yet committed the rows that name them.
+ORPHAN_MIN_AGE = timedelta(hours=1)
+
+
+def orphan_files(*, now, min_age=ORPHAN_MIN_AGE):
+    """The stored files under content/ that no MediaFile names and that are older than `min_age`:
+    an image written by an import that was then rolled back (a dry run, a refusal at the last
+    step; a store has no rollback), or one whose deletion failed."""
+    storage = MediaFile._meta.get_field("file").storage
+    folder = MediaFile._meta.get_field("file").upload_to.rstrip("/")
+    try:
+        _, names = storage.listdir(folder)
+    except FileNotFoundError:
+        return []  # nothing stored yet
+    known = set(MediaFile.objects.values_list("file", flat=True))
+    return [
+        path for path in (f"{folder}/{name}" for name in sorted(names))
+        if path not in known and storage.get_modified_time(path) <= now - min_age
+    ]
+
+
+def prune_files(*, now, min_age=ORPHAN_MIN_AGE, dry_run=False):
+    """Delete the orphan files (orphan_files); return their names."""
+    orphans = orphan_files(now=now, min_age=min_age)
+    if not dry_run:
+        storage = MediaFile._meta.get_field("file").storage
+        for path in orphans:
+            storage.delete(path)
+    return orphans
+
 
 @receiver(post_delete, sender=MediaFile, dispatch_uid="media_file_deleted")
 def _delete_stored_file(sender, instance, **kwargs):

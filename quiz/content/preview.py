@@ -22,6 +22,7 @@ from django.db.models import Exists, OuterRef, Prefetch
 from ..models import AttemptSlot, Card, Choice, Deck, MemoryState, PoolQuestion, Question, QuestionSet, SourceDocument
 from ..models.kinds import TYPED, QuestionKind, weights_of
 from .documents import CARD_PARTS, weight_text
+from .media import with_known_media
 from .sync import existing_container, match_items, removed_and_kept
 
 CARD_LABELS = {"front": "Front", "back": "Back", "misconception": "Misconception", "correction": "Correction"}
@@ -105,6 +106,7 @@ def fingerprint(previews, skipped=()):
 def preview_document(document, *, owner):
     quiz = document.kind == SourceDocument.Kind.QUIZ
     existing = existing_container(QuestionSet if quiz else Deck, document, owner)
+    document = with_known_media(existing, document)  # as saving will write it: images it has by their names
     preview = DocumentPreview(document, existing)
     rows = _rows(existing, quiz) if existing else []
     parts = _question_parts if quiz else _card_parts
