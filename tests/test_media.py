@@ -593,3 +593,39 @@ def test_prune_media_deletes_the_files_a_rolled_back_import_left(author, setting
     call_command("prune_media", stdout=io.StringIO())
     assert not default_storage.exists(f"content/{orphan}")
     assert default_storage.exists(kept.file.name) and default_storage.exists(young)
+
+
+# --- Copies of sets and decks -----------------------------------------------------------------------
+
+def test_a_copy_of_a_set_has_its_own_images_and_outlives_the_original(author, django_capture_on_commit_callbacks):
+    original = make_question_set(owner=author, questions=2)
+    image, unused = make_image(original), make_image(original, color=(0, 0, 0))
+    question = original.questions.get(position=1)
+    Question.objects.filter(pk=question.pk).update(stem=f"![A square](media:{image.name})", markup=Markup.MARKDOWN)
+    question.choices.filter(position=0).update(text=f"The one in media:{image.name}")
+
+    response = logged_in(author).post(reverse("duplicate_set", args=[original.pk]))
+    copy = author.owned_questionsets.exclude(pk=original.pk).get()
+    original_bytes = stored(image)
+    with django_capture_on_commit_callbacks(execute=True):
+        original.delete()
+
+    assert response.status_code == 302
+    copied = MediaFile.objects.get()  # only the image its texts show
+    assert copied.question_set == copy and copied.name != image.name and copied.alt == image.alt
+    assert copy.questions.get(position=1).stem == f"![A square](media:{copied.name})"
+    assert copy.questions.get(position=1).choices.get(position=0).text == f"The one in media:{copied.name}"
+    assert stored(copied) == original_bytes and not default_storage.exists(image.file.name)
+    assert not default_storage.exists(unused.file.name)
+
+
+def test_a_copy_of_a_deck_has_its_own_images(author):
+    original = make_deck(owner=author, cards=1)
+    image = make_image(original, format="GIF")
+    Card.objects.filter(deck=original).update(back=f"<img src='media:{image.name}' alt='x'>", markup=Markup.HTML)
+
+    logged_in(author).post(reverse("duplicate_deck", args=[original.pk]))
+
+    copied = MediaFile.objects.exclude(pk=image.pk).get()
+    assert copied.deck.title.endswith("(copy)") and stored(copied) == stored(image)
+    assert Card.objects.get(deck=copied.deck).back == f"<img src='media:{copied.name}' alt='x'>"

@@ -31,7 +31,7 @@ from django.db.models.signals import post_delete
 from django.dispatch import receiver
 from PIL import Image, ImageCms, ImageOps, ImageSequence, UnidentifiedImageError
 
-from ..models import MediaFile, QuestionSet
+from ..models import Choice, MediaFile, Question, QuestionSet
 from ..models.media import new_media_name
 from .documents import CARD_PARTS, ContentError, ParsedQuestion
 
@@ -407,6 +407,50 @@ def with_known_media(container, document):
     if not mapping:
         return document
     return dataclasses.replace(document, items=[_rewritten(item, mapping) for item in document.items])
+
+
+# --- Copying ---------------------------------------------------------------------------------------
+
+# A stored image's name in a text (new_media_name): 24 hex digits and the extension.
+STORED_NAME = re.compile(r"media:([0-9a-f]{24}\.(?:png|jpg|gif|webp))")
+
+
+def copy_images(original, copy):
+    """Give `copy` (a duplicate of the set or deck `original`, its items already made) its own
+    copies of the images its texts show, and show them by their new names: deleting the original
+    then leaves the copy whole. Returns how many images were copied."""
+    is_set = isinstance(copy, QuestionSet)
+    items = list(copy.questions.prefetch_related("choices") if is_set else copy.cards.all())
+    choices = [choice for item in items for choice in item.choices.all()] if is_set else []
+    texts = [text for item in items for text in _stored_texts(item)] + [c.text + "\n" + c.match for c in choices]
+    shown = {name for text in texts for name in STORED_NAME.findall(text)}
+    owner = {"question_set" if is_set else "deck": original}
+    mapping = {}
+    for image in MediaFile.objects.filter(**owner, name__in=shown).order_by("pk"):
+        try:
+            with image.file.storage.open(image.file.name, "rb") as file:
+                data = file.read()
+        except OSError:
+            continue  # gone from the store: the copy shows what the original shows, nothing
+        fields = {name: getattr(image, name) for name in ("alt", "content_type", "width", "height", "size", "sha256")}
+        image_copy = MediaFile(**{"question_set" if is_set else "deck": copy}, name=new_media_name(image.name.rsplit(".", 1)[1]), **fields)
+        image_copy.file.save(image_copy.name, ContentFile(data), save=False)
+        image_copy.save()
+        mapping[image.name] = image_copy.name
+    if mapping:
+        for item in items:
+            for name in (("stem", "explanation") if is_set else CARD_PARTS):
+                setattr(item, name, rewrite_media_references(getattr(item, name), mapping))
+        type(items[0]).objects.bulk_update(items, ["stem", "explanation"] if is_set else list(CARD_PARTS))
+        for choice in choices:
+            choice.text, choice.match = (rewrite_media_references(text, mapping) for text in (choice.text, choice.match))
+        if choices:
+            Choice.objects.bulk_update(choices, ["text", "match"])
+    return len(mapping)
+
+
+def _stored_texts(item):
+    return [item.stem, item.explanation] if isinstance(item, Question) else [getattr(item, name) for name in CARD_PARTS]
 
 
 # --- Deleting ---------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import secrets
 from django.db import transaction
 from django.db.models import Max, Prefetch, ProtectedError
 
+from quiz.content.media import copy_images
 from quiz.content.sync import set_topics, sync_choices
 from quiz.lib.content_version import content_changed
 from quiz.lib.sql import BULK_UPDATE_BATCH
@@ -160,6 +161,7 @@ def duplicate_set(question_set, *, owner, now):
         for c in old.choices.all()
     )
     _copy_topics(Question, "question", originals, copies)
+    copy_images(question_set, copy)
     return copy
 
 
@@ -174,6 +176,7 @@ def duplicate_deck(deck, *, owner, now):
         for n, c in enumerate(originals, start=1)
     )
     _copy_topics(Card, "card", originals, copies)
+    copy_images(deck, copy)
     return copy
 
 
