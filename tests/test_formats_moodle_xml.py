@@ -1059,3 +1059,22 @@ def test_a_plain_text_question_keeps_no_image_and_says_so():
     assert document.items[0].stem == '<img src="@@PLUGINFILE@@/x.png" alt="An image">'  # plain text, shown as written
     assert document.media == []
     assert warnings == ["bank.xml:4: truefalse question 'x.png': x.png is left out (a plain-text question shows no image)"]
+
+
+@pytest.mark.django_db
+def test_an_exported_set_carries_the_images_its_texts_show_and_they_read_back(tmp_path):
+    path = tmp_path / "Shapes.xml"
+    path.write_text(quiz(image_question("square.png", PNG), TRUE_FALSE), encoding="utf-8")
+    call_command("import_questions", str(path), stdout=None)
+    question_set = QuestionSet.objects.get()
+    [image] = question_set.media.all()
+    with image.file.open("rb") as stored:
+        stored_bytes = stored.read()
+
+    exported = export_one(question_set, "moodle")
+    document, _ = parse(exported.text, exported.file_name)
+
+    assert f'<img src="@@PLUGINFILE@@/{image.name}" alt="An image">' in exported.text
+    assert exported.text.count('encoding="base64"') == 1  # only the image shown, once
+    assert [(m.file_name, m.data, m.alt) for m in document.media] == [(image.name, stored_bytes, "An image")]
+    assert document.items[0].stem == f'<img src="media:{image.name}" alt="An image">'

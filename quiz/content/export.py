@@ -7,6 +7,7 @@ format's writer lives next to its parser and works on the plain data built here.
 """
 
 import json
+import re
 from dataclasses import dataclass
 
 from django.db.models import prefetch_related_objects
@@ -103,7 +104,26 @@ def export_one(container, format, *, myths_left_out=()):
     else:
         prefetch_related_objects([container], "source", "cards__topics")
         data = _export_deck_data(container, myths_left_out)
-    return ExportedFile(export_file_name(container.title, extension), write(data))
+    text = write(data, media=_images_shown(container, data)) if format in CARRIES_IMAGES else write(data)
+    return ExportedFile(export_file_name(container.title, extension), text)
+
+
+# The formats whose files carry the images their texts show (Moodle XML embeds them): their writer
+# also takes {stored name: bytes}. The others write `media:<name>` as it is.
+CARRIES_IMAGES = {"moodle"}
+STORED_IMAGE = re.compile(r"media:([0-9a-f]{24}\.(?:png|jpg|gif|webp))")
+
+
+def _images_shown(container, data):
+    """{name: bytes} of the container's images its items' texts show: one query, and none without any."""
+    texts = [item.get(name, "") for item in data.get("questions", []) for name in ("stem", "explanation")]
+    texts += [choice["text"] for item in data.get("questions", []) for choice in item["choices"]]
+    names = {name for text in texts for name in STORED_IMAGE.findall(text)}
+    images = {}
+    for image in container.media.filter(name__in=names) if names else []:
+        with image.file.open("rb") as stored:
+            images[image.name] = stored.read()
+    return images
 
 
 def _export_order(entry):
