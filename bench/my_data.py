@@ -161,9 +161,10 @@ def peak_memory_mb(pid):
         return int(re.search(r"VmHWM:\s+(\d+) kB", file.read()).group(1)) / 1024
 
 
-def download(url, cookies, into):
+def download(url, cookies, into, every_second=lambda: None):
     """GET the archive as a browser does; (seconds to the first byte of the body, total seconds,
-    bytes over the wire, whether it came whole), the archive written to `into`."""
+    the longest wait for the next bytes, bytes over the wire, whether it came whole), the archive
+    written to `into`; `every_second` is called about once a second meanwhile."""
     parts = urllib.parse.urlsplit(url)
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=600)
     start = time.perf_counter()
@@ -172,16 +173,20 @@ def download(url, cookies, into):
     assert response.status == 200, response.status
     gzipped = response.getheader("Content-Encoding") == "gzip"
     inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    first, wire, whole = None, 0, True
+    first, wire, whole, ticked, last, pause = None, 0, True, start, start, 0
     with open(into, "wb") as file:
         try:
             while chunk := response.read1(1 << 16):
                 first = first or time.perf_counter() - start
+                pause, last = max(pause, time.perf_counter() - last), time.perf_counter()
                 wire += len(chunk)
                 file.write(inflate.decompress(chunk) if gzipped else chunk)
+                if time.perf_counter() - ticked >= 1:
+                    every_second()
+                    ticked = time.perf_counter()
         except http.client.IncompleteRead:  # the worker was killed (see `gunicorn`)
             whole = False
-    return first, time.perf_counter() - start, wire, whole
+    return first, time.perf_counter() - start, pause, wire, whole
 
 
 def cpu_used(before, after):
@@ -238,12 +243,17 @@ def main():
             cookies = "; ".join(f"{cookie.name}={cookie.value}" for cookie in browser.jar)
             database_name = url.rsplit("/", 1)[1] if options.database == "postgres" else None
             before, cpu_before = peak_memory_mb(worker), cpu_seconds(server, database_name)
-            first, total, wire, whole = download(server + "/", cookies, Path(folder) / "archive.zip")
+            # Read while the download runs too: at its end, a connection older than
+            # CONN_MAX_AGE is closed, and its PostgreSQL process with it.
+            cpu_last = {}
+            first, total, pause, wire, whole = download(server + "/", cookies, Path(folder) / "archive.zip",
+                                                 lambda: cpu_last.update(cpu_seconds(server, database_name)))
             after = peak_memory_mb(worker) if whole else None
-            cpu = cpu_used(cpu_before, cpu_seconds(server, database_name))
+            cpu = cpu_used(cpu_before, {**cpu_last, **cpu_seconds(server, database_name)})
         size = (Path(folder) / "archive.zip").stat().st_size
-        print(f"first byte {first:.2f} s, total {total:.1f} s, {wire / 1e6:.1f} MB over the wire (gzip asked), "
-              f"archive {size / 1e6:.1f} MB" + ("" if whole else ": CUT SHORT"))
+        print(f"first byte {first:.2f} s, total {total:.1f} s, longest wait for more {pause:.2f} s, "
+              f"{wire / 1e6:.1f} MB over the wire (gzip asked), archive {size / 1e6:.1f} MB"
+              + ("" if whole else ": CUT SHORT"))
         if whole:
             names = check(Path(folder) / "archive.zip", options.reviews)
             print(f"{len(names)} files, reviews.json holds the {options.reviews:,} rows")
