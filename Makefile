@@ -39,8 +39,12 @@ test: install
 
 # Production: gunicorn on the production settings (DJANGO_ENV=production and DJANGO_SECRET_KEY
 # must be set). Static files, migrations and the cache table first, then `check --deploy`,
-# which stops here on any warning. Workers and timeouts come from the environment.
+# which stops here on any warning. Workers, threads and timeouts come from the environment.
+# Threaded workers (gthread): a sync worker only tells gunicorn it is alive between requests, so
+# a long streamed download ("Download my data" of a million reviews takes a minute) was killed at
+# WEB_TIMEOUT and reached the learner cut short; a thread streaming it does not stop the beat.
 WEB_WORKERS ?= 2
+WEB_THREADS ?= 4
 WEB_TIMEOUT ?= 30
 serve: install
 	DJANGO_ENV=$${DJANGO_ENV:-production} $(BIN)/python manage.py collectstatic --noinput
@@ -48,7 +52,8 @@ serve: install
 	DJANGO_ENV=$${DJANGO_ENV:-production} $(BIN)/python manage.py createcachetable
 	DJANGO_ENV=$${DJANGO_ENV:-production} $(BIN)/python manage.py check --deploy --fail-level WARNING
 	DJANGO_ENV=$${DJANGO_ENV:-production} $(BIN)/gunicorn studyapp.wsgi --bind $(HOST):$(PORT) \
-		--workers $(WEB_WORKERS) --timeout $(WEB_TIMEOUT) --access-logfile - --error-logfile -
+		--workers $(WEB_WORKERS) --worker-class gthread --threads $(WEB_THREADS) --timeout $(WEB_TIMEOUT) \
+		--access-logfile - --error-logfile -
 
 # N learners answering against gunicorn on PostgreSQL (a database of its own, dropped after):
 # prints 5xx, answers sent vs stored, p50/p95. LOADTEST_USERS, LOADTEST_SECONDS, WEB_WORKERS.
