@@ -1,4 +1,4 @@
-"""Anki's "Notes in Plain Text" export: header lines, HTML fields as text, tags as topics."""
+"""Anki's "Notes in Plain Text" export: header lines, HTML fields kept as HTML, tags as topics."""
 
 from pathlib import Path
 
@@ -6,7 +6,8 @@ import pytest
 
 from quiz.content import ContentError, import_documents, parse_document, read_document
 from quiz.content.html_text import html_to_text
-from quiz.models import Card, Deck, SourceDocument
+from quiz.content.markup import render
+from quiz.models import Card, Deck, Markup, SourceDocument
 from tests.importing import content_snapshot, topics_of
 
 SAMPLE = Path(__file__).parent / "samples" / "anki_export.txt"
@@ -30,10 +31,16 @@ def test_it_reads_an_anki_export_with_guids_note_types_and_tags():
     assert (document.kind, document.title, document.keys_are_identities) == (SourceDocument.Kind.DECK, "anki export", True)
     tcp, https = document.items
     assert (tcp.key, tcp.line, tcp.topics) == ("f;L2kq*nm{3", 6, ["networking", "transport"])
-    assert (tcp.front, tcp.back) == ("What does TCP guarantee?\n(two words)", "Ordered delivery & reliability")
+    # HTML fields are kept as written and shown as HTML (they were reduced to their text until
+    # items had a markup): what the learner sees is the same words, with Anki's bold and breaks.
+    assert tcp.markup == https.markup == Markup.HTML
+    assert (tcp.front, tcp.back) == ("What does <b>TCP</b> guarantee?<br>(two words)", "Ordered&nbsp;delivery &amp; <i>reliability</i>")
+    assert render(tcp.front, tcp.markup) == '<span class="rendered">What does <b>TCP</b> guarantee?<br>(two words)</span>'
     assert (tcp.misconception, tcp.correction) == ("", "")
-    assert https.front == "Which port, by default, does HTTPS use?"
-    assert https.back == "443"  # the script's text is dropped, never kept to be shown or run
+    assert https.front == 'Which port, by default, does <span style="color:red">HTTPS</span> use?'
+    # The script stays in the stored text, as written, and is never shown or run; nor is the style.
+    assert render(https.back, https.markup) == '<span class="rendered">443</span>'
+    assert render(https.front, https.markup) == '<span class="rendered">Which port, by default, does <span>HTTPS</span> use?</span>'
 
 
 def test_html_is_reduced_to_the_text_a_browser_shows():
@@ -102,7 +109,7 @@ def test_it_imports_into_the_database_and_a_second_import_changes_nothing():
     assert content_snapshot() == before
     deck = Deck.objects.get(source__file_name=SAMPLE.name)
     card = deck.cards.get(key="f;L2kq*nm{3")
-    assert (card.back, topics_of(card)) == ("Ordered delivery & reliability", ["networking", "transport"])
+    assert (card.back, topics_of(card)) == ("Ordered&nbsp;delivery &amp; <i>reliability</i>", ["networking", "transport"])
 
 
 @pytest.mark.django_db

@@ -47,7 +47,8 @@ def test_true_false_becomes_a_true_false_question_explained_by_the_feedback_for_
     true_false = document.items[2]
 
     assert true_false.kind == Question.Kind.TRUE_FALSE
-    assert true_false.stem == "IP is **connectionless**."  # [markdown] dropped, the markup kept as text
+    assert true_false.stem == "IP is **connectionless**."  # [markdown] dropped, the text kept as written
+    assert true_false.markup == "markdown"  # and shown as Markdown
     assert true_false.choices == [("True", True), ("False", False)]
     assert true_false.explanation == "Right, each packet travels alone."
     assert parse("Is 2 odd?{F}\n")[0].items[0].choices == [("True", False), ("False", True)]

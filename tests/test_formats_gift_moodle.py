@@ -4,8 +4,9 @@ questions.gift.txt byte for byte (tests/test_typed_answers.py reads an edited co
 
 Each GIFT input is Moodle's, word for word; each expectation is the question Moodle stores,
 as the app holds it:
-* the stem is Moodle's questiontext; a `[html]`/`[markdown]` text is kept as written (never
-  rendered) and every markup prefix (`[html]`, `[moodle]`, `[plain]`, `[markdown]`) is dropped;
+* the stem is Moodle's questiontext; a `[html]`/`[markdown]` text is kept as written (and
+  rendered when shown: tests/test_markup_formats.py) and every markup prefix (`[html]`,
+  `[moodle]`, `[plain]`, `[markdown]`) is dropped;
 * the choices carry Moodle's fractions as weights (a share, Decimal), its numerical tolerances
   and its matching pairs; Moodle's `~` "anything else" numerical answer (0%) is dropped;
 * the explanation is Moodle's generalfeedback or, without one, the right answers' feedback

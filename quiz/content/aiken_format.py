@@ -16,7 +16,7 @@ ANSWER line or a question without one is an error, not a new question. Pure: no 
 import itertools
 import re
 
-from ..models import SourceDocument
+from ..models import Markup, SourceDocument
 from ..models.kinds import QuestionKind
 from .documents import (
     ContentError,
@@ -154,8 +154,8 @@ def write_aiken(question_set):
     Aiken has no title (the parser takes it from the file name), no explanation and no
     topics: they are left out. A choice is one line (line breaks become spaces); a stem keeps
     its lines but not blank ones. A stem line that reads as a choice or an ANSWER line, or more
-    than 26 choices, raises ExportError, as does any question that is not single-answer: Aiken has
-    one ANSWER letter per question."""
+    than 26 choices, raises ExportError, as does any question that is not single-answer (Aiken has
+    one ANSWER letter per question) or not plain text (Aiken has no way to say Markdown or HTML)."""
     return "\n".join(_aiken_question(question) for question in question_set["questions"])
 
 
@@ -170,6 +170,9 @@ def _aiken_question(question):
     if (kind := question.get("kind", QuestionKind.SINGLE)) != QuestionKind.SINGLE:
         raise ExportError(f"{where} is “{QuestionKind(kind).label}”, and Aiken holds single-answer questions "
                           "only; export as GIFT or JSON")
+    if (markup := question.get("markup", Markup.PLAIN)) != Markup.PLAIN:
+        raise ExportError(f"{where} is written in {Markup(markup).label}, and Aiken holds plain text only; "
+                          "export as GIFT or JSON")
     stem = [line.strip() for line in plain_lines(question["stem"]) if line.strip()]
     if any(_reads_as_choice(line) or ANSWER_LINE.match(line) for line in stem):
         raise ExportError(f"{where} has a line that Aiken reads as a choice or an answer; export as GIFT or JSON")

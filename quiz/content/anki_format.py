@@ -8,7 +8,8 @@
 Header lines `#key:value` come first, as Anki writes and reads them
 (rslib/src/import_export/text/csv/metadata.rs): `separator` (tab, pipe, semicolon, colon,
 comma, space or the character itself; without one, guessed from the first row), `html`
-(true: fields are HTML, reduced to plain text; without the header, guessed from the fields),
+(true: fields are HTML, kept as written and rendered as HTML when shown, sanitised: the cards'
+markup is html; without the header, guessed from the fields),
 `tags` (tags of every note), `columns` (labels; a `Front` and a `Back` label pick those
 columns), and the 1-based `tags column`, `guid column`, `notetype column` and `deck column`.
 Other headers are ignored. The first two other columns are the card's front and back; more
@@ -19,13 +20,15 @@ studied, never drilled as "Myth or fact?". Pure: no database.
 """
 
 import csv
+import html
 import io
 import re
 
-from ..models import SourceDocument
+from ..models import Markup, SourceDocument
 from .documents import (
     MAX_KEY,
     ContentError,
+    ExportError,
     ParsedCard,
     ParsedDocument,
     Problems,
@@ -33,6 +36,7 @@ from .documents import (
     check_topic,
     one_line,
     plain_lines,
+    shorten,
     source_file_name,
     title_from_file_name,
 )
@@ -149,7 +153,8 @@ class _Notes:
             key = _cell(row, self.guid).strip()
             if not key or len(key) > MAX_KEY:
                 raise ContentError(self.file, line, f"the guid must have 1 to {MAX_KEY} characters")
-        return ParsedCard(key, front, back, "", "", line, self._topics(row, line))
+        return ParsedCard(key, front, back, "", "", line, self._topics(row, line),
+                          markup=Markup.HTML if self.is_html else Markup.PLAIN)
 
     def _fields(self, row, line):
         if self.front_back:
@@ -162,8 +167,9 @@ class _Notes:
         return fields + [""] * (2 - len(fields))
 
     def _text(self, field, line, name):
-        text = (html_to_text(field) if self.is_html else field).strip()
-        if not text:
+        """The field as written (HTML stays HTML); empty when it shows no words (`<br>` alone)."""
+        text = field.strip()
+        if not (html_to_text(text) if self.is_html else text):
             raise ContentError(self.file, line, f"the {name} is empty")
         return check_text(text, self.file, line, f"the {name}")
 
@@ -190,19 +196,33 @@ def write_anki(deck):
     """An Anki plain-text file of a deck (export.py's plain data) that parse_anki reads back as
     it is, and Anki imports as Basic notes into a deck of the same title.
 
-    Fields are plain text (`#html:false`), quoted where they hold a tab, a quote or a line
-    break. Topics are tags, which cannot hold spaces: a space becomes `_`, Anki's habit. No
-    guid column: the card keys (`c1`, `c2`) are unique in one deck but not in an Anki
-    collection, where a guid names one note, so cards are matched by text as in CSV. Anki
-    notes have no misconception or correction: they are left out."""
+    Fields are plain text (`#html:false`), or HTML (`#html:true`) when a card is written in
+    HTML: then the plain cards are written as HTML too (escaped, line breaks as <br>), since
+    the header is the whole file's, and read back as HTML cards showing the same words. Anki
+    has no Markdown: a Markdown card raises ExportError. Fields are quoted where they hold a
+    tab, a quote or a line break. Topics are tags, which cannot hold spaces: a space becomes
+    `_`, Anki's habit. No guid column: the card keys (`c1`, `c2`) are unique in one deck but
+    not in an Anki collection, where a guid names one note, so cards are matched by text as in
+    CSV. Anki notes have no misconception or correction: they are left out."""
+    if markdown := next((card for card in deck["cards"] if card.get("markup") == Markup.MARKDOWN), None):
+        raise ExportError(f"the card {shorten(one_line(markdown['front']))!r} is written in Markdown, which Anki does "
+                          "not read; export as JSON, CSV or a deck document")
+    is_html = any(card.get("markup") == Markup.HTML for card in deck["cards"])
     out = io.StringIO()
-    headers = ["separator:tab", "html:false", "notetype:Basic", f"deck:{one_line(deck['title'])}", "tags column:3"]
+    headers = ["separator:tab", f"html:{str(is_html).lower()}", "notetype:Basic", f"deck:{one_line(deck['title'])}", "tags column:3"]
     out.writelines(f"#{header}\n" for header in headers)
     plain, quoted = (csv.writer(out, delimiter="\t", lineterminator="\n", quoting=how)
                      for how in (csv.QUOTE_MINIMAL, csv.QUOTE_ALL))
     for card in deck["cards"]:
-        front, back = ("\n".join(plain_lines(card[part])).strip() for part in ("front", "back"))
+        front, back = (_field(card, part, is_html) for part in ("front", "back"))
         tags = " ".join(dict.fromkeys("_".join(topic.split()) for topic in card.get("topics") or []))
         # A front starting with `#` would read as one more `#key:value` header line.
         (quoted if front.startswith("#") else plain).writerow([front, back, tags])
     return out.getvalue()
+
+
+def _field(card, part, is_html):
+    text = "\n".join(plain_lines(card[part])).strip()
+    if is_html and card.get("markup", Markup.PLAIN) == Markup.PLAIN:
+        return html.escape(text, quote=False).replace("\n", "<br>")
+    return text

@@ -2,12 +2,16 @@
 
 A title paragraph, then paragraphs in groups of four (question, answer, misconception,
 correction); a question paragraph may start with a `Topics: a, b` line. The n-th card gets
-the key `cn`, so re-importing an edited deck updates its cards in place. Pure: no database.
+the key `cn`, so re-importing an edited deck updates its cards in place. A first line
+`Format: markdown` (or `Format: html`) says every text of the deck is written in it
+(documents.document_markup); without it, plain text. Pure: no database.
 """
 
 from ..models import SourceDocument
 from .documents import (
     CARD_PARTS,
+    FORMAT_LINE,
+    FORMAT_PREFIX,
     TOPICS_LINE,
     TOPICS_PREFIX,
     ContentError,
@@ -17,6 +21,8 @@ from .documents import (
     Problems,
     check_text,
     check_title,
+    document_markup,
+    format_line,
     one_line,
     plain_lines,
     shorten,
@@ -29,7 +35,10 @@ from .documents import (
 def parse_deck(lines, file, checksum):
     """The ParsedDocument for the lines of a deck document, or raise ContentError (ContentErrors
     with every broken card: each is skipped and the next one read)."""
+    markup, lines = document_markup(lines)
     paragraphs = _paragraphs(lines)
+    if not paragraphs:
+        raise ContentError(file, 1, f"nothing after the '{FORMAT_PREFIX}' line: expected the deck's title")
     title_line, title = paragraphs[0]
     title = " ".join(title.split("\n"))
     rest = paragraphs[1:]
@@ -58,6 +67,8 @@ def parse_deck(lines, file, checksum):
         )
     groups = [rest[start : start + len(CARD_PARTS)] for start in range(0, complete, len(CARD_PARTS))]
     cards = problems.each(_parse_card, [(file, number, group) for number, group in enumerate(groups, start=1)])
+    for card in cards:
+        card.markup = markup
     title = problems.collect(check_title, title, file, title_line)
     name = problems.collect(source_file_name, file)
     problems.raise_if_any()
@@ -96,8 +107,13 @@ def write_deck(deck):
 
     A text is a paragraph: its line breaks are kept, but a blank line inside it would end it,
     so blank lines become single line breaks. What the format cannot hold at all (an empty
-    part, a topic with a comma, a text that reads as a `Topics:` line) raises ExportError."""
-    paragraphs = [one_line(deck["title"])]
+    part, a topic with a comma, a text that reads as a `Topics:` line, cards in different
+    markups) raises ExportError. Markdown or HTML cards start the document with a `Format:` line."""
+    title = one_line(deck["title"])
+    header = format_line(deck["cards"], repr(shorten(title)), "card")
+    # A plain deck whose title reads like the header says so first, or the title would be taken for it.
+    header = header or (f"{FORMAT_PREFIX} plain" if FORMAT_LINE.match(title) else None)
+    paragraphs = [header, title] if header else [title]
     for number, card in enumerate(deck["cards"], start=1):
         paragraphs += _card_paragraphs(number, card)
     return "\n\n".join(paragraphs) + "\n"

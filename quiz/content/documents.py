@@ -35,6 +35,10 @@ UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 # Both text formats tag an item with a `Topics: a, b` line.
 TOPICS_LINE = re.compile(r"^topics\s*:(.*)$", re.IGNORECASE)
 TOPICS_PREFIX = "Topics:"
+# Both text formats say how all their texts are written with a `Format: markdown` (or `html`)
+# line, and only as the document's first non-blank line (`document_markup`).
+FORMAT_LINE = re.compile(r"^\s*format\s*:\s*(plain|markdown|html)\s*$", re.IGNORECASE)
+FORMAT_PREFIX = "Format:"
 
 
 class ContentError(Exception):
@@ -338,6 +342,32 @@ def shorten(text):
 class ExportError(Exception):
     """Content a format cannot write so that its parser reads it back as it is; `str()` says
     which item and why, and which format can hold it instead."""
+
+
+def document_markup(lines):
+    """(markup, lines) of a quiz or deck document: a first non-blank line `Format: markdown`,
+    `Format: html` or `Format: plain` says how every text of it is written, and is blanked (so
+    line numbers stay the file's); without one, plain text, as documents always were. Only the
+    first line counts, and only those exact words: a line of a plain document that happens to
+    read like it further down (a card about file formats) changes nothing."""
+    first = next((index for index, line in enumerate(lines) if line.strip()), None)
+    if first is None or not (match := FORMAT_LINE.match(lines[first])):
+        return "plain", lines
+    return match.group(1).lower(), [*lines[:first], "", *lines[first + 1 :]]
+
+
+def format_line(items, where, noun):
+    """The `Format:` line a quiz or deck document of `items` (export.py's plain data) starts
+    with, or None for plain text; ExportError when the items' markups differ, since the
+    document has one."""
+    markups = {item.get("markup", "plain") for item in items}
+    if len(markups) > 1:
+        first = items[0].get("markup", "plain")
+        other = next(number for number, item in enumerate(items, start=1) if item.get("markup", "plain") != first)
+        raise ExportError(f"{noun} {other} of {where} is written in {items[other - 1].get('markup', 'plain')} and "
+                          f"{noun} 1 in {first}, and a document has one format; export as JSON")
+    markup = markups.pop() if markups else "plain"
+    return None if markup == "plain" else f"{FORMAT_PREFIX} {markup}"
 
 
 def plain_lines(text):

@@ -12,9 +12,11 @@
 Questions are separated by blank lines. `::name::` is optional (the app has no use for it),
 `#...` after an answer is that answer's feedback, `####...` the question's general feedback,
 `\\:`, `\\#`, `\\=`, `\\{`, `\\}`, `\\~`, `\\\\` and `\\n` are escapes, and a `[html]`,
-`[markdown]`, `[plain]` or `[moodle]` prefix names a text's markup, which is dropped: the
-text is kept as written and never rendered. The grammar follows Moodle's own importer
-(question/format/gift/format.php).
+`[markdown]`, `[plain]` or `[moodle]` prefix names a text's markup. The question text's prefix
+is the whole question's (models.Markup: `[moodle]`, Moodle's auto-format, is plain text), as
+Moodle's answers and feedback default to their question's format; every prefix is dropped and
+the text kept as written (escapes undone), then rendered as its markup says when shown. The
+grammar follows Moodle's own importer (question/format/gift/format.php).
 
 What the app reads, as Moodle does where Moodle has the kind:
 * one right answer (`=`) among at least two: a single-answer question;
@@ -36,7 +38,7 @@ it. Pure: no database.
 import re
 from decimal import Decimal
 
-from ..models import SourceDocument
+from ..models import Markup, SourceDocument
 from ..models.kinds import TRUE_FALSE_TEXTS, QuestionKind, parse_number
 from .answer_text import value_and_tolerance
 from .documents import (
@@ -66,7 +68,8 @@ PLACEHOLDER_OF = {
 }
 TEXT_OF = {placeholder: escape[1] for escape, placeholder in PLACEHOLDER_OF.items()} | {PLACEHOLDER_OF[r"\n"]: "\n"}
 PLACEHOLDERS = re.compile("[\ue000-\ue007]")
-MARKUP_PREFIX = re.compile(r"^\s*\[(?:html|markdown|plain|moodle)\]", re.IGNORECASE)
+MARKUP_PREFIX = re.compile(r"^\s*\[(html|markdown|plain|moodle)\]", re.IGNORECASE)
+MARKUP_OF_PREFIX = {"html": Markup.HTML, "markdown": Markup.MARKDOWN}  # plain and moodle: plain text
 CATEGORY_LINE = re.compile(r"^\s*\$CATEGORY:(.*)$")
 # Moodle's category paths start with the context and the top category: `$course$/top/...`.
 CATEGORY_CONTEXT = re.compile(r"^(?:\$\w+\$/)?(?:top(?:/|$))?")
@@ -187,7 +190,10 @@ def _parse_question(block, topics, warnings):
         raise block.error(start, "the question has no text before its answer block")
     check_text(stem, block.file, block.first_line, "the question")
     answers, general_feedback = _split_general_feedback(text[opening + 1 : closing])
-    return _answered_question(block, opening, stem, answers, general_feedback, topics, warnings)
+    question = _answered_question(block, opening, stem, answers, general_feedback, topics, warnings)
+    if question is not None and (prefix := MARKUP_PREFIX.match(before)):
+        question.markup = MARKUP_OF_PREFIX.get(prefix.group(1).lower(), Markup.PLAIN)
+    return question
 
 
 def _name_end(block):
@@ -419,7 +425,11 @@ def _gift_question(question):
         answers = " ".join(("=" if choice["correct"] else "~") + _gift_text(choice["text"]) for choice in choices)
     if explanation:
         answers += f" ####{_gift_text(explanation)}"
-    return f"{_gift_text(question['stem'])} {{{answers}}}"
+    # Markdown and HTML say so before the question text; its answers and feedback follow it.
+    # The prefix also keeps a stem's own leading `[html]` as text, as [plain] does.
+    markup = question.get("markup", Markup.PLAIN)
+    stem = f"[{markup}]{_escape(question['stem'])}" if markup != Markup.PLAIN else _gift_text(question["stem"])
+    return f"{stem} {{{answers}}}"
 
 
 def _credit_prefix(choice):

@@ -17,7 +17,9 @@ the answer line, others ending in their credit, `- NV* (50%)`; a number may carr
 `- 3.14 ± 0.01`, or be a range, `- 1..5`. A matching question (`Kind: matching`, `Kind:
 matching, partial credit`) lists its pairs, `- TCP -> Transport` (`- -> Physical` an extra
 option), and has no answer line: the explanation follows the pairs. See answer_text.py.
-Pure: no database.
+
+A first line `Format: markdown` (or `Format: html`) says every text of the document is written
+in it (documents.document_markup); without it, plain text. Pure: no database.
 """
 
 import re
@@ -26,6 +28,8 @@ from ..models import SourceDocument
 from ..models.kinds import TYPED, QuestionKind
 from .answer_text import accepted_answer, accepted_text, pair, pair_text, split_credit
 from .documents import (
+    FORMAT_LINE,
+    FORMAT_PREFIX,
     TOPICS_LINE,
     TOPICS_PREFIX,
     ContentError,
@@ -36,6 +40,8 @@ from .documents import (
     check_question_kind,
     check_text,
     check_title,
+    document_markup,
+    format_line,
     one_line,
     shorten,
     source_file_name,
@@ -75,7 +81,10 @@ def parse_quiz(lines, file, checksum):
     """([ParsedDocument], [warning, ...]) for the lines of a quiz document, or raise ContentError
     (ContentErrors with every broken question: each is skipped and the next one read;
     SkippedItems when only questions are broken and others were read)."""
+    markup, lines = document_markup(lines)
     numbered = [(number, line.strip()) for number, line in enumerate(lines, start=1) if line.strip()]
+    if not numbered:
+        raise ContentError(file, 1, f"nothing after the '{FORMAT_PREFIX}' line: expected the quiz title")
     title_line, title = numbered[0]
     if QUESTION_LINE.match(title):
         raise ContentError(file, title_line, "expected the quiz title on the first line, found a question")
@@ -87,6 +96,8 @@ def parse_quiz(lines, file, checksum):
     questions, skipped = problems.items(
         _numbered_question, ((file, start, stem_match, body, first_seen, warnings) for start, stem_match, body in blocks)
     )
+    for question in questions:
+        question.markup = markup
     title = problems.collect(check_title, title, file, title_line)
     name = problems.collect(source_file_name, file)
     document = ParsedDocument(file, SourceDocument.Kind.QUIZ, title, name, checksum, questions, skipped=skipped)
@@ -309,11 +320,15 @@ def write_quiz(question_set):
 
     Every text is one line of the document, so line breaks inside a text become spaces. What
     the format cannot hold at all (an empty explanation, a topic with a comma, a wrong choice
-    ending in the correct-answer marker) raises ExportError rather than be misread."""
+    ending in the correct-answer marker, questions in different markups) raises ExportError
+    rather than be misread. Markdown or HTML questions start the document with a `Format:` line."""
     title = one_line(question_set["title"])
     if QUESTION_LINE.match(title):
         raise ExportError(f"the title {shorten(title)!r} would read as a question")
-    blocks = [title]
+    header = format_line(question_set["questions"], repr(shorten(title)), "question")
+    # A plain set whose title reads like the header says so first, or the title would be taken for it.
+    header = header or (f"{FORMAT_PREFIX} plain" if FORMAT_LINE.match(title) else None)
+    blocks = [header, title] if header else [title]
     for number, question in enumerate(question_set["questions"], start=1):
         blocks.append(_question_text(number, question))
     return "\n\n".join(blocks) + "\n"

@@ -20,15 +20,16 @@ The kinds without choices to pick, `short_answer`, `short_answer_case_sensitive`
 answer_text.py), and their choice cells stay empty. A table of
 cards has `front` and `back`, and optionally `misconception` and `correction` (both or
 neither: a card without them is studied but never drilled as "Myth or fact?"). `topics`
-(comma-separated) is optional in both. Unknown columns are ignored with a warning. Parsed
-with the csv module, quotes as a spreadsheet writes them. Pure: no database.
+(comma-separated) and `markup` (how the row's texts are written: `plain`, the default when
+empty, `markdown` or `html`) are optional in both. Unknown columns are ignored with a warning.
+Parsed with the csv module, quotes as a spreadsheet writes them. Pure: no database.
 """
 
 import csv
 import io
 import re
 
-from ..models import SourceDocument
+from ..models import Markup, SourceDocument
 from ..models.kinds import TYPED, QuestionKind
 from .answer_text import accepted_answer, accepted_text, pair, pair_text, split_credit
 from .documents import (
@@ -59,6 +60,7 @@ QUESTION_COLUMNS = {
     "explanation": {"explanation", "feedback", "rationale"},
     "kind": {"kind", "type", "question type"},
     "topics": TOPICS,
+    "markup": {"markup"},
 }
 # The `kind` column's words: (kind, partial credit, case sensitive).
 KIND_WORDS = {
@@ -82,6 +84,7 @@ CARD_COLUMNS = {
     "misconception": {"misconception", "myth"},
     "correction": {"correction"},
     "topics": TOPICS,
+    "markup": {"markup"},
 }
 REQUIRED = {SourceDocument.Kind.QUIZ: ("stem", "answer"), SourceDocument.Kind.DECK: ("front", "back")}
 NUMBERED_CHOICE = re.compile(r"^(?:choice|option) ?(\d{1,2})$")
@@ -231,6 +234,13 @@ class _Table:
     def _topics(self, cells, line):
         return topic_names(self._cell(cells, "topics", line), self.file, line) if "topics" in self.column else None
 
+    def _markup(self, cells, line):
+        """The markup column's `plain`, `markdown` or `html` (any letter case); empty is plain."""
+        word = self._cell(cells, "markup", line).lower() or Markup.PLAIN
+        if word not in Markup.values:
+            raise ContentError(self.file, line, f"the markup {shorten(word)!r} is none of: {', '.join(Markup.values)}")
+        return word
+
     def _question(self, cells, line, number):
         stem = self._cell(cells, "stem", line, required=True)
         answer = self._cell(cells, "answer", line, required=True)
@@ -247,7 +257,7 @@ class _Table:
         kind, partial_credit, case_sensitive = said or ((QuestionKind.CHOOSE if several else QuestionKind.SINGLE), False, False)
         question = ParsedQuestion(
             f"q{number}", stem, self._cell(cells, "explanation", line), parsed, line, self._topics(cells, line),
-            kind=kind, partial_credit=partial_credit, case_sensitive=case_sensitive,
+            kind=kind, partial_credit=partial_credit, case_sensitive=case_sensitive, markup=self._markup(cells, line),
         )
         return check_question_kind(question, self.file)
 
@@ -318,7 +328,8 @@ class _Table:
             missing = "correction" if misconception else "misconception"
             raise ContentError(self.file, line, f"the {missing} is empty: a card has both a misconception and its "
                                "correction, or neither")
-        return ParsedCard(f"c{number}", front, back, misconception, correction, line, self._topics(cells, line))
+        return ParsedCard(f"c{number}", front, back, misconception, correction, line, self._topics(cells, line),
+                          markup=self._markup(cells, line))
 
 
 def write_questions_table(question_set):
@@ -328,14 +339,24 @@ def write_questions_table(question_set):
     splits at, and the answer is the right choice's text, which no letter or number
     overrides (several right choices: their numbers, `1,3`). A typed or matching question's
     answers are its answer cell, separated by `|`. A `kind` column only when a question is not
-    single-answer. The title is not written: the parser takes it from the file name."""
+    single-answer, a `markup` column only when one is not plain text. The title is not written:
+    the parser takes it from the file name."""
     questions = question_set["questions"]
     picked = [question for question in questions if question.get("kind") not in ANSWERED_IN_CELL]
     with_kind = any(question.get("kind", QuestionKind.SINGLE) != QuestionKind.SINGLE for question in questions)
     width = max((len(question["choices"]) for question in picked), default=0 if with_kind else 2)
     header = ["stem", *(f"choice{number}" for number in range(1, width + 1)), "answer", "explanation", "topics"]
     rows = [_question_row(question, width, with_kind) for question in questions]
-    return _csv_text([header + (["kind"] if with_kind else []), *rows])
+    return _csv_text(_with_markup(questions, [header + (["kind"] if with_kind else []), *rows]))
+
+
+def _with_markup(items, rows):
+    """The rows with a `markup` column at the end when an item is not plain text (files of plain
+    items keep the bytes they had before markup existed)."""
+    markups = [item.get("markup", Markup.PLAIN) for item in items]
+    if all(markup == Markup.PLAIN for markup in markups):
+        return rows
+    return [rows[0] + ["markup"], *(row + [markup] for row, markup in zip(rows[1:], markups))]
 
 
 def _question_row(question, width, with_kind):
@@ -386,7 +407,7 @@ def write_cards_table(deck):
     """A CSV of a deck (export.py's plain data) that parse_table reads back as it is; a card
     with a misconception but no correction (or the other way round) raises ExportError."""
     header = ["front", "back", "misconception", "correction", "topics"]
-    return _csv_text([header, *(_card_row(card) for card in deck["cards"])])
+    return _csv_text(_with_markup(deck["cards"], [header, *(_card_row(card) for card in deck["cards"])]))
 
 
 def _card_row(card):
