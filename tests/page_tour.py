@@ -130,7 +130,7 @@ NOT_PAGES = {
     "optimise_schedule": "POST only", "undo": "POST only", "retake_mistakes": "POST only", "flag_question": "POST only",
     "share_set": "POST only", "share_deck": "POST only", "duplicate_set": "POST only", "duplicate_deck": "POST only",
     "rename_set": "POST only", "rename_deck": "POST only",
-    "move_question": "POST only", "move_card": "POST only", "start_assignment": "POST only",
+    "move_question": "POST only", "move_card": "POST only", "start_assignment": "POST only", "preview_item": "POST only",
     "create_classroom": "POST only", "new_join_code": "POST only", "rename_classroom": "POST only",
     "restore_classroom": "POST only", "pool_add": "POST only", "pool_entry": "POST only",
     "restore_assignment": "POST only", "delete_override": "POST only", "include_question": "POST only",

@@ -58,6 +58,7 @@ URLS = {
     "library": ("signed_in", "get", lambda w: [], None),
     "import_content": ("signed_in", "get", lambda w: [], None),
     "import_preview": ("own", "get", lambda w: [w["pending_import"].pk], None),
+    "preview_item": ("signed_in", "post", lambda w: [], lambda w: {"stem": "**Which?**", "markup": "markdown"}),
     "share_set": ("own", "post", lambda w: [w["private_set"].pk], lambda w: {"visibility": "everyone"}),
     "share_deck": ("own", "post", lambda w: [w["private_deck"].pk], lambda w: {"visibility": "everyone"}),
     "download_set": ("own", "get", lambda w: [w["private_set"].pk, "json"], None),

@@ -20,6 +20,7 @@ from quiz.models import (
     Card,
     Choice,
     Deck,
+    Markup,
     MemoryState,
     Question,
     QuestionPool,
@@ -38,14 +39,14 @@ def new_key(prefix):
 
 @transaction.atomic
 def save_question(*, question_set, question=None, stem, explanation, choices, topics,
-                  kind=Question.Kind.SINGLE, partial_credit=False, case_sensitive=False):
+                  kind=Question.Kind.SINGLE, partial_credit=False, case_sensitive=False, markup=Markup.PLAIN):
     """Create a question at the end of the set, or update `question`. `choices` are
     (text, is_correct[, weight]) in order. Choice rows keep their meaning (matched by text
     first), so statistics on a choice never jump to another text."""
     content_changed()
     if question is None:
         question = Question(question_set=question_set, key=new_key("q"), position=_next_position(question_set.questions))
-    question.stem, question.explanation = stem, explanation
+    question.stem, question.explanation, question.markup = stem, explanation, markup
     question.kind, question.partial_credit, question.case_sensitive = kind, partial_credit, case_sensitive
     question.save()
     sync_choices(question, choices)
@@ -54,13 +55,14 @@ def save_question(*, question_set, question=None, stem, explanation, choices, to
 
 
 @transaction.atomic
-def save_card(*, deck, card=None, topics, **texts):
+def save_card(*, deck, card=None, topics, markup=Markup.PLAIN, **texts):
     """Create a card at the end of the deck, or update `card`; `texts` are its four sides."""
     content_changed()
     if card is None:
         card = Card(deck=deck, key=new_key("c"), position=_next_position(deck.cards))
     for name in CARD_FIELDS:
         setattr(card, name, texts[name])
+    card.markup = markup
     card.save()
     set_topics(card, topics)
     return card
@@ -148,7 +150,7 @@ def duplicate_set(question_set, *, owner, now):
     copies = Question.objects.bulk_create(
         Question(
             question_set=copy, key=new_key("q"), position=n, stem=q.stem, explanation=q.explanation,
-            kind=q.kind, partial_credit=q.partial_credit, case_sensitive=q.case_sensitive,
+            kind=q.kind, partial_credit=q.partial_credit, case_sensitive=q.case_sensitive, markup=q.markup,
         )
         for n, q in enumerate(originals, start=1)
     )
@@ -172,7 +174,7 @@ def duplicate_deck(deck, *, owner, now):
     copy = Deck.objects.create(title=copy_title(deck.title), owner=owner, created_at=now)
     originals = list(deck.cards.current().order_by("position", "pk").prefetch_related("topics"))
     copies = Card.objects.bulk_create(
-        Card(deck=copy, key=new_key("c"), position=n, **{name: getattr(c, name) for name in CARD_FIELDS})
+        Card(deck=copy, key=new_key("c"), position=n, markup=c.markup, **{name: getattr(c, name) for name in CARD_FIELDS})
         for n, c in enumerate(originals, start=1)
     )
     _copy_topics(Card, "card", originals, copies)

@@ -18,7 +18,8 @@ from pathlib import Path
 from django import forms
 
 from quiz.content.documents import MAX_FILE_BYTES, MAX_TEXT, ContentError, topic_names
-from quiz.models import Visibility
+from quiz.content.markup import render, render_inline
+from quiz.models import Markup, Visibility
 from quiz.models.kinds import (
     PARTIAL_CREDIT_KINDS,
     SEVERAL_PICKS,
@@ -52,6 +53,38 @@ class TopicsField(forms.CharField):
             raise forms.ValidationError(error.message[0].upper() + error.message[1:]) from error
 
 
+def _markup_field():
+    # Not required: a form from before markup existed (or a script) sends none, meaning plain text.
+    return forms.ChoiceField(
+        label="Format", choices=Markup.choices, initial=Markup.PLAIN, required=False,
+        help_text="For every text of this item. Markdown: **bold**, `code`, ``` code blocks ```, tables, "
+        "[links](https://example.org). HTML: as Anki or Moodle write it. Either is shown cleaned of scripts and styles.",
+    )
+
+
+class PreviewMixin:
+    """The item as learners will read it, from what the form holds now (typed or saved), before
+    anything is checked or saved: (label, HTML) for each text that is not empty."""
+
+    PREVIEWED = ()  # (field name, label)
+
+    @property
+    def markup(self):
+        value = self["markup"].value()
+        return value if value in Markup.values else Markup.PLAIN
+
+    def _value(self, name):
+        value = self[name].value() if name in self.fields else None
+        return value[:MAX_TEXT] if isinstance(value, str) else ""
+
+    def preview(self):
+        parts = [(label, render(self._value(name), self.markup)) for name, label in self.PREVIEWED]
+        return [(label, html) for label, html in parts if html]
+
+    def clean_markup(self):
+        return self.cleaned_data["markup"] or Markup.PLAIN
+
+
 def topics_text(item):
     return ", ".join(topic.name for topic in item.topics.all())
 
@@ -63,8 +96,11 @@ class RightChoicesField(forms.TypedMultipleChoiceField):
         return [item for item in super().to_python(value) if item != ""]
 
 
-class QuestionForm(forms.Form):
+class QuestionForm(PreviewMixin, forms.Form):
+    PREVIEWED = (("stem", "Question"),)
+
     stem = _text("Question", rows=3)
+    markup = _markup_field()
     # Not required: a form from before kinds existed (or a script) sends none, meaning single answer.
     kind = forms.ChoiceField(
         label="Kind", choices=QuestionKind.choices, initial=QuestionKind.SINGLE, required=False,
@@ -113,6 +149,7 @@ class QuestionForm(forms.Form):
         initial = {
             "stem": question.stem, "explanation": question.explanation, "topics": topics_text(question),
             "kind": question.kind, "partial_credit": question.partial_credit, "case_sensitive": question.case_sensitive,
+            "markup": question.markup,
         }
         rows = [
             (c.text, c.is_correct, _percent(c.weight), _plain_number(c.tolerance), c.match) for c in question.choices.all()
@@ -151,10 +188,22 @@ class QuestionForm(forms.Form):
             rows = [(TRUE_FALSE_TEXTS[0], was_true, None), (TRUE_FALSE_TEXTS[1], not was_true, None)]
         # Partial credit stays ticked only where the new kind has it.
         partial = bool(data.get("partial_credit")) and data.get("kind") in PARTIAL_CREDIT_KINDS
-        initial = {name: data.get(name, "") for name in ("stem", "explanation", "topics", "kind")}
+        initial = {name: data.get(name, "") for name in ("stem", "explanation", "topics", "kind", "markup")}
         initial["partial_credit"] = partial
         initial["case_sensitive"] = bool(data.get("case_sensitive"))
         return cls(initial=initial, rows=rows)
+
+    def preview(self):
+        """The stem, each choice (inline, as in its label; the typed and matching kinds' rows
+        stay plain text, as learners see them) and the explanation."""
+        stem, explanation = super().preview(), render(self._value("explanation"), self.markup)
+        inline = Markup.PLAIN if self.typed or self.matching else self.markup
+        choices = [
+            (f"Choice {number}", render_inline(self._value(f"choice_{number}"), inline))
+            for number in range(1, self.choice_count + 1)
+        ]
+        parts = [*stem, *((label, html) for label, html in choices if html)]
+        return parts + ([("Explanation", explanation)] if explanation else [])
 
     @property
     def current_kind(self):
@@ -306,19 +355,27 @@ class RenameForm(forms.Form):
     )
 
 
-class CardForm(forms.Form):
+class CardForm(PreviewMixin, forms.Form):
+    PREVIEWED = (("front", "Front"), ("back", "Back"), ("misconception", "Misconception"), ("correction", "Correction"))
+
     front = _text("Front")
     back = _text("Back")
     misconception = _text(
         "Misconception", required=False, help_text="A wrong belief about it, shown as a myth in the drill."
     )
     correction = _text("Correction", required=False, help_text="Why the misconception is wrong.")
+    markup = _markup_field()
     topics = TopicsField()
 
     @classmethod
     def for_card(cls, card):
-        initial = {name: getattr(card, name) for name in ("front", "back", "misconception", "correction")}
+        initial = {name: getattr(card, name) for name in ("front", "back", "misconception", "correction", "markup")}
         return cls(initial={**initial, "topics": topics_text(card)})
+
+    @classmethod
+    def as_typed(cls, data):
+        """The form as the user left it, unbound: for its preview, nothing checked or saved."""
+        return cls(initial={name: data.get(name, "") for name in cls.base_fields})
 
     def clean(self):
         cleaned = super().clean()

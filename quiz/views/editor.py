@@ -19,11 +19,12 @@ from django.views.decorators.http import (
     require_safe,
 )
 from django_htmx.http import reswap, retarget
+from django_ratelimit.decorators import ratelimit
 
 from quiz.editor import changes
 from quiz.editor.forms import CardForm, QuestionForm, RenameForm
 from quiz.lib.http import navigate, render_page
-from quiz.models import Choice, QuestionSet
+from quiz.models import Choice, Markup, QuestionSet
 
 from .access import (
     own_card_or_404,
@@ -31,6 +32,7 @@ from .access import (
     own_question_or_404,
     own_set_or_404,
 )
+from .accounts import rate_limited
 
 SET_PAGE, DECK_PAGE = "library/question_set.html", "library/deck.html"
 
@@ -98,11 +100,11 @@ def _question_editor(request, question_set, question):
     else:
         form = QuestionForm(request.POST)
         if form.is_valid():
-            names = ("stem", "explanation", "kind", "partial_credit", "case_sensitive", "choices", "topics")
+            names = ("stem", "explanation", "kind", "partial_credit", "case_sensitive", "choices", "topics", "markup")
             fields = {name: form.cleaned_data[name] for name in names}
             saved = changes.save_question(question_set=question_set, question=question, **fields)
             return _saved(request, question_set, saved, created=question is None)
-    return _editor_form(request, "library/question_edit.html", question_set, question, form)
+    return _editor_form(request, "library/question_edit.html", question_set, question, form, previewed=operation == "preview")
 
 
 @require_http_methods(["GET", "POST"])
@@ -119,24 +121,45 @@ def edit_card(request, card_id):
 
 
 def _card_editor(request, deck, card):
+    previewed = request.POST.get("op") == "preview"
     if request.method == "GET":
         form = CardForm.for_card(card) if card else CardForm()
+    elif previewed:
+        form = CardForm.as_typed(request.POST)
     else:
         form = CardForm(request.POST)
         if form.is_valid():
             saved = changes.save_card(deck=deck, card=card, **form.cleaned_data)
             return _saved(request, deck, saved, created=card is None)
-    return _editor_form(request, "library/card_edit.html", deck, card, form)
+    return _editor_form(request, "library/card_edit.html", deck, card, form, previewed=previewed)
 
 
-def _editor_form(request, template, container, item, form):
+@require_POST
+@login_required
+# Typing asks for one after each pause (well under one a second); a few thousand characters of
+# pathological Markdown take markdown-it a second or more, so a script may not ask for more.
+@ratelimit(key="user", rate="120/m", method="POST", block=False)
+def preview_item(request):
+    """The editor's preview as the author types (HTMX): the texts of the form posted, a
+    question's or a card's, rendered as learners will read them. Reads nothing stored and saves
+    nothing; shown only for Markdown and HTML, where it differs from what was typed."""
+    if getattr(request, "limited", False):
+        return rate_limited(request, "Previewing")
+    form = QuestionForm(request.POST) if "stem" in request.POST else CardForm(request.POST)
+    preview = form.preview() if form.markup != Markup.PLAIN else None
+    return render(request, "library/_preview.html", {"preview": preview})
+
+
+def _editor_form(request, template, container, item, form, *, previewed=False):
     """The form's page, or (HTMX) the form alone to put in the item's place; 400 with the
-    errors when a save was refused."""
+    errors when a save was refused. The preview shows for Markdown and HTML, and for plain text
+    when asked for (the Preview button, the way to it without JavaScript)."""
     editor_id = f"{type(item).__name__.lower()}-{item.pk}" if item else "new-item-form"
     form.auto_id = f"{editor_id}-%s"  # two editors open on one page must not share ids
     if request.method == "GET":  # just opened ("Edit", "Add"): focus its first field (app.js), not the page
         form.fields[next(iter(form.fields))].widget.attrs["data-autofocus"] = ""
-    context = {"container": container, "item": item, "form": form, "editor_id": editor_id}
+    preview = form.preview() if previewed or form.markup != Markup.PLAIN else None
+    context = {"container": container, "item": item, "form": form, "editor_id": editor_id, "preview": preview}
     return render_page(request, template, "editor", context, status=400 if form.errors else 200)
 
 
