@@ -11,8 +11,8 @@ from django.urls import include, path
 from quiz.views import (
     accounts,
     classes,
-    delete_account,
     dashboard,
+    delete_account,
     downloads,
     editor,
     health,
