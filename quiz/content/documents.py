@@ -73,15 +73,21 @@ class SkippedItems(ContentErrors):
     read. As a ContentErrors it refuses the file, as every caller that imports all or nothing
     wants (the import_questions command); a caller that imports the good items (the browser's
     preview) takes `documents`, each without its skipped items and naming their places
-    (`ParsedDocument.skipped`), and `warnings` instead. A document none of whose items could be
-    read is left out of `documents`: nothing of it is imported, so nothing of it changes.
-    `items` is how many items were skipped."""
+    (`ParsedDocument.skipped`), and `warnings` instead. `importable` leaves out a document none
+    of whose items could be read: nothing of it is imported, so nothing of it changes. `items` is
+    how many items were skipped."""
 
     def __init__(self, problems, more, documents, warnings):
         super().__init__(problems, more)
-        self.items = sum(len(document.skipped) for document in documents)
-        self.documents = [document for document in documents if document.items or not document.skipped]
-        self.warnings = list(warnings)
+        self.documents, self.warnings = list(documents), list(warnings)
+
+    @property
+    def items(self):
+        return sum(len(document.skipped) for document in self.documents)
+
+    @property
+    def importable(self):
+        return [document for document in self.documents if document.items or not document.skipped]
 
 
 class Problems:

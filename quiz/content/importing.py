@@ -69,7 +69,7 @@ def _read_all(read, sources, format, skipped=None):
             parsed, said = read(*source, format)
         except SkippedItems as error:
             errors.append(error)
-            parsed, said = error.documents, error.warnings
+            parsed, said = error.importable, error.warnings
         except ContentError as error:
             errors.append(error)
             continue
