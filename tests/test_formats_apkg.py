@@ -12,12 +12,13 @@ from datetime import UTC, datetime, timedelta
 import genanki
 import pytest
 from django.core.management import call_command
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 from PIL import Image
 
 from quiz.content import ContentError, apkg_format, parse_document
-from quiz.content.apkg_format import parse_apkg
+from quiz.content.apkg_format import parse_apkg, review_history
 from quiz.content.apkg_history import import_package_reviews, import_review_history, reviews_in
 from quiz.content.importing import import_parsed
 from quiz.models import Card, Deck, MemoryState, PendingImport, ReviewLog
@@ -432,3 +433,32 @@ def test_the_import_page_previews_a_package_and_refuses_a_broken_one(db, client,
 
 def test_review_times_are_read_as_utc_instants():
     assert datetime.fromtimestamp(0, UTC) == datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def apply_preview(client, preview_url, **choices):
+    page = client.get(preview_url).content.decode()
+    fingerprint = re.search(r'name="previewed" value="([^"]*)"', page).group(1)
+    return page, client.post(preview_url, {"previewed": fingerprint, **choices}, follow=True)
+
+
+@pytest.mark.parametrize("consent", [True, False])
+def test_the_preview_asks_before_bringing_the_anki_history_and_apply_honours_the_answer(db, anki_packages, consent):
+    user = make_user("ann")
+    client = Client()
+    client.force_login(user)
+    packages, _ = anki_packages
+    upload = io.BytesIO(packages["apkg"])
+    upload.name = "mine.apkg"
+    preview_url = client.post(reverse("import_content"), {"files": [upload]}).url
+    total = sum(len(reviews) for reviews in review_history("mine.apkg", packages["apkg"]).values())
+
+    page, applied = apply_preview(client, preview_url, **({"with_reviews": "yes"} if consent else {}))
+
+    assert f"Also import my {total} reviews from Anki" in page
+    assert 'name="with_reviews"' in page and "checked" not in page.split('name="with_reviews"')[1][:40]
+    assert Deck.objects.filter(owner=user).exists()
+    if consent:
+        assert ReviewLog.objects.filter(user=user, source=ReviewLog.Source.IMPORT).count() > 0
+        assert f"Imported {ReviewLog.objects.filter(user=user).count()} review" in applied.content.decode()
+    else:
+        assert not ReviewLog.objects.filter(user=user).exists() and not MemoryState.objects.filter(user=user).exists()

@@ -22,6 +22,7 @@ class Report:
     outcomes: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
     skipped: int = 0  # items left out for their problems (see parse_files' `skipped`)
+    reviews: object = None  # apkg_history.HistoryCounts when an Anki package's reviews were imported
 
 
 @dataclass

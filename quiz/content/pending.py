@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from ..models import PendingFile, PendingImport, User
 from .documents import ContentError
+from .apkg_history import import_package_reviews, reviews_in
 from .importing import Skipped, import_parsed, parse_files
 from .preview import fingerprint, preview_documents
 
@@ -97,11 +98,12 @@ def preview_pending(pending):
     return Staged(pending, documents, previews, warnings, seen, refusals, skipped)
 
 
-def apply_pending(pending, *, previewed, skip_bad_items=False, now=None):
+def apply_pending(pending, *, previewed, skip_bad_items=False, with_reviews=False, now=None):
     """Save the staged content if it still compares as `previewed` (the preview's fingerprint):
     the Report, or None when it was applied already. Raises ContentError, writing nothing,
     when the content changed since the preview or saving would refuse, or when items would be
-    skipped and the learner did not choose to skip them (`skip_bad_items`)."""
+    skipped and the learner did not choose to skip them (`skip_bad_items`). `with_reviews`: the
+    learner agreed to bring an Anki package's review history into their own log (apkg_history)."""
     now = now or timezone.now()
     with transaction.atomic():
         # One apply at a time per owner: a second one waits, then compares with what the first saved.
@@ -119,6 +121,9 @@ def apply_pending(pending, *, previewed, skip_bad_items=False, now=None):
                                "or fix the file and upload it again")
         report = import_parsed(staged.documents, owner=pending.owner, now=now)
         report.skipped = staged.skipped.items
+        if with_reviews:
+            files = [(file.name, bytes(file.data)) for file in pending.files.all()]
+            report.reviews = import_package_reviews(pending.owner, files, staged.documents, now=now)
         pending.files.all().delete()  # applied: the bytes are in the content now
         return report
 
@@ -126,3 +131,9 @@ def apply_pending(pending, *, previewed, skip_bad_items=False, now=None):
 def _parse(pending, skipped):
     files = [(file.name, bytes(file.data)) for file in pending.files.all()]
     return parse_files(files, format=pending.format or None, skipped=skipped)
+
+
+def reviews_to_import(pending):
+    """{file name: reviews} of the staged Anki packages that carry a review history: what the
+    preview asks the learner's consent for. Empty for every other format."""
+    return reviews_in([(file.name, bytes(file.data)) for file in pending.files.all()])

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from quiz.content.documents import ContentError
 from quiz.content.export import DECK_FORMATS, SET_FORMATS
-from quiz.content.pending import apply_pending, open_imports, preview_pending, stage_import
+from quiz.content.pending import apply_pending, open_imports, preview_pending, reviews_to_import, stage_import
 from quiz.content.reading import decode_for_display
 from quiz.editor.forms import ImportForm, VisibilityForm
 from quiz.lib.content_version import content_changed
@@ -87,13 +87,15 @@ def import_preview(request, pending_id):
     except ContentError as error:  # staged content no longer reads (e.g. a parser got stricter)
         messages.error(request, f"This import cannot be read any more: {error}")
         return redirect("import_content")
-    return render(request, "library/import_preview.html", {"staged": staged})
+    return render(request, "library/import_preview.html", {"staged": staged, "reviews": reviews_to_import(pending)})
 
 
 def _apply(request, pending):
     skip_bad_items = request.POST.get("skip_bad_items") == "yes"  # the button that says so
+    with_reviews = request.POST.get("with_reviews") == "yes"  # the learner's consent, a box left unticked by default
     try:
-        report = apply_pending(pending, previewed=request.POST.get("previewed", ""), skip_bad_items=skip_bad_items)
+        report = apply_pending(pending, previewed=request.POST.get("previewed", ""), skip_bad_items=skip_bad_items,
+                               with_reviews=with_reviews)
     except ContentError as error:
         messages.error(request, f"Nothing was imported: {error.message}")
         return redirect("import_preview", pending_id=pending.pk)
@@ -102,6 +104,10 @@ def _apply(request, pending):
         return redirect("library")
     for outcome in report.outcomes:
         messages.success(request, outcome.summary())
+    if report.reviews is not None:
+        messages.success(request, f"Imported {report.reviews.added} review{'s' if report.reviews.added != 1 else ''} "
+                         f"from Anki into your history ({report.reviews.already} already there); "
+                         "those cards keep their schedule.")
     if report.skipped:
         messages.warning(request, f"Skipped {report.skipped} item{'s' if report.skipped != 1 else ''} with problems: "
                          "fix them in the file and import it again to add them.")
