@@ -21,8 +21,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from ..models import PendingFile, PendingImport, User
-from .documents import ContentError
 from .apkg_history import import_package_reviews, reviews_in
+from .documents import ContentError
 from .importing import Skipped, import_parsed, parse_files
 from .preview import fingerprint, preview_documents
 
