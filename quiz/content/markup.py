@@ -24,6 +24,7 @@ from django.utils.safestring import mark_safe
 from markdown_it import MarkdownIt
 
 from ..models import Markup
+from .cloze import cloze_back, cloze_front
 from .html_text import html_to_text
 
 INLINE_TAGS = {"a", "b", "br", "code", "del", "em", "i", "img", "s", "span", "strong", "sub", "sup", "u"}
@@ -57,6 +58,49 @@ def render_inline(text, markup):
     if markup not in (Markup.MARKDOWN, Markup.HTML):
         return conditional_escape(text)
     return mark_safe(_rendered(text, markup, inline=True))
+
+
+# Where the revealed answer begins and ends while the text is rendered and sanitised: characters
+# from Unicode's private use area, which nothing renders and a card's own text may not hold.
+CLOZE_OPEN, CLOZE_CLOSE = "\ue000", "\ue001"
+
+
+def render_cloze(text, markup, number, *, revealed):
+    """Card `number` of a cloze note, as HTML: its question (deletion `number` blank) or, when
+    `revealed`, the whole text with that deletion's answer in <mark class="cloze">.
+
+    The markers are replaced in the text as written, which is then rendered and sanitised as any
+    text of its markup, so an answer holding HTML is cleaned like the rest; only afterwards does
+    the mark, which the allow-list does not know, take the place of its two placeholders (left
+    out if the sanitiser dropped one of them with the content around it)."""
+    text = text.replace(CLOZE_OPEN, "").replace(CLOZE_CLOSE, "")
+    if not revealed:
+        return render(cloze_front(text, number), markup)
+    html = str(render(cloze_back(text, number, mark=(CLOZE_OPEN, CLOZE_CLOSE)), markup))
+    if html.count(CLOZE_OPEN) == html.count(CLOZE_CLOSE):
+        html = html.replace(CLOZE_OPEN, '<mark class="cloze">').replace(CLOZE_CLOSE, "</mark>")
+    return mark_safe(html.replace(CLOZE_OPEN, "").replace(CLOZE_CLOSE, ""))
+
+
+def card_front(card):
+    """What a learner sees before the flip: a cloze card's question, else the front."""
+    if card.cloze is None:
+        return render(card.front, card.markup)
+    return render_cloze(card.front, card.markup, card.cloze, revealed=False)
+
+
+def card_revealed(card):
+    """The front as the back of the card shows it: a cloze card's answer marked in its text."""
+    if card.cloze is None:
+        return render(card.front, card.markup)
+    return render_cloze(card.front, card.markup, card.cloze, revealed=True)
+
+
+def card_front_text(card):
+    """card_front as plain text, for a line of a list."""
+    if card.cloze is None:
+        return text_of(card.front, card.markup)
+    return text_of(cloze_front(card.front, card.cloze), card.markup)
 
 
 def text_of(text, markup):

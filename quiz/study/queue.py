@@ -170,6 +170,7 @@ def _next_new_statement(user, scope, studied, rng):
     candidates = list(
         scope.cards(user)
         .exclude(misconception="")
+        .filter(cloze__isnull=True)  # "About: <front>" would tell a cloze card's answer
         .annotate(
             myth_memory=Subquery(studied.filter(kind=Kind.MYTH).values("pk")[:1]),
             fact_memory=Subquery(studied.filter(kind=Kind.FACT).values("pk")[:1]),
