@@ -21,7 +21,7 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 
-from .documents import MAX_KEY
+from .documents import MAX_ITEMS, MAX_KEY, ContentError
 
 # Deletions a card may be numbered with: the cloze column's range (json_format._cloze).
 MAX_NUMBER = 500
@@ -71,6 +71,39 @@ def expand_cloze_cards(card):
     if not numbers:
         return [card]
     return [dataclasses.replace(card, key=_numbered_key(card.key, number), cloze=number) for number in numbers]
+
+
+def expand_cloze_items(cards, file, skipped=()):
+    """(cards, skipped) of a text document's cards (a deck document's, a CSV's) with each cloze
+    card as one card per number, and the places of its skipped cards (ParsedDocument.skipped)
+    counted among the cards as expanded, so positions() stays each card's place. A file whose
+    cards would be more than MAX_ITEMS is refused here, before they are all made."""
+    expanded, places, skipped = [], [], set(skipped)
+    remaining = iter(cards)
+    for place in range(1, len(cards) + len(skipped) + 1):
+        if place in skipped:
+            places.append(len(expanded) + len(places) + 1)
+            continue
+        card = next(remaining)
+        expanded.extend(expand_cloze_cards(card))
+        if len(expanded) > MAX_ITEMS:
+            raise ContentError(file, card.line, f"more than {MAX_ITEMS} cards once each cloze number is a card; "
+                               f"at most {MAX_ITEMS} can be imported at once")
+    return expanded, places
+
+
+def cloze_notes(cards):
+    """Export data's cards (dicts) as a deck document or CSV writes them: each cloze note once
+    (its first card), since reading it back makes its cards again, one per number."""
+    notes, seen = [], set()
+    for card in cards:
+        if card.get("cloze") is not None:
+            note = (card["front"], card["back"], card.get("markup"))
+            if note in seen:
+                continue
+            seen.add(note)
+        notes.append(card)
+    return notes
 
 
 def _numbered_key(key, number):

@@ -8,6 +8,7 @@ the key `cn`, so re-importing an edited deck updates its cards in place. A first
 """
 
 from ..models import SourceDocument
+from .cloze import cloze_notes, expand_cloze_items
 from .documents import (
     CARD_PARTS,
     FORMAT_LINE,
@@ -69,6 +70,7 @@ def parse_deck(lines, file, checksum):
     cards = problems.each(_parse_card, [(file, number, group) for number, group in enumerate(groups, start=1)])
     for card in cards:
         card.markup = markup
+    cards, _ = expand_cloze_items(cards, file)
     title = problems.collect(check_title, title, file, title_line)
     name = problems.collect(source_file_name, file)
     problems.raise_if_any()
@@ -114,7 +116,7 @@ def write_deck(deck):
     # A plain deck whose title reads like the header says so first, or the title would be taken for it.
     header = header or (f"{FORMAT_PREFIX} plain" if FORMAT_LINE.match(title) else None)
     paragraphs = [header, title] if header else [title]
-    for number, card in enumerate(deck["cards"], start=1):
+    for number, card in enumerate(cloze_notes(deck["cards"]), start=1):
         paragraphs += _card_paragraphs(number, card)
     return "\n\n".join(paragraphs) + "\n"
 

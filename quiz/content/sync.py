@@ -336,7 +336,8 @@ def _save_cards(document, deck):
     outcome = Outcome(document)
     topics = _topic_rows(document.items)
     existing, retired_keys = _current_and_retired(deck.cards.prefetch_related("topics"))
-    pairs, leftover = match_items(document, existing, text=lambda item: item.front)
+    # A cloze note's cards share their texts: each is its note's text and its number.
+    pairs, leftover = match_items(document, existing, text=lambda item: (item.front, item.cloze))
     _warn_about_edited_history(document, outcome, pairs, Card, "card", text=lambda item: item.front)
     removed, kept = removed_and_kept(document, leftover)
     for card in removed:

@@ -32,6 +32,7 @@ import re
 from ..models import Markup, SourceDocument
 from ..models.kinds import TYPED, QuestionKind
 from .answer_text import accepted_answer, accepted_text, pair, pair_text, split_credit
+from .cloze import cloze_notes, expand_cloze_items
 from .documents import (
     ContentError,
     ExportError,
@@ -119,6 +120,8 @@ def parse_table(text, file, checksum):
     items, skipped = problems.items(table.item, [(cells, line, number) for number, (line, cells) in enumerate(rows, start=1)])
     if not items and not problems.found:
         raise ContentError(file, header_line, "no rows after the header")
+    if table.kind == SourceDocument.Kind.DECK:
+        items, skipped = expand_cloze_items(items, file, skipped)
     title, name = problems.collect(title_from_file_name, file), problems.collect(source_file_name, file)
     document = ParsedDocument(file, table.kind, title, name, checksum, items, skipped=skipped)
     problems.raise_if_any([document], table.warnings)
@@ -407,7 +410,8 @@ def write_cards_table(deck):
     """A CSV of a deck (export.py's plain data) that parse_table reads back as it is; a card
     with a misconception but no correction (or the other way round) raises ExportError."""
     header = ["front", "back", "misconception", "correction", "topics"]
-    return _csv_text(_with_markup(deck["cards"], [header, *(_card_row(card) for card in deck["cards"])]))
+    cards = cloze_notes(deck["cards"])
+    return _csv_text(_with_markup(cards, [header, *(_card_row(card) for card in cards)]))
 
 
 def _card_row(card):

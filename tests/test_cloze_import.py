@@ -1,0 +1,106 @@
+"""Cloze notes in deck documents and CSV files: one card per number (`KEY-cN`), re-imported in
+place, written back once per note."""
+
+import pytest
+
+from quiz.content.cloze import expand_cloze_items
+from quiz.content.documents import MAX_ITEMS, ContentError, ParsedCard
+from quiz.content.export import export_one
+from quiz.models import Card, Deck, MemoryState
+from quiz.study import scheduling
+from tests.factories import make_user
+from tests.importing import run_import, write
+from tests.test_import_partial import apply, paste, preview_url
+
+NOTE = "{{c1::Canberra}} is the capital of {{c2::Australia}}."
+NOTE_3 = "{{c1::Canberra}} is the capital of {{c2::Australia}}, on the {{c3::Molonglo}}."
+
+
+def deck_document(note):
+    return f"Capitals\n\n{note}\n\nSince 1913.\n\nSydney is the capital.\n\nIt is Canberra.\n\n" \
+           "Paris?\n\nFrance.\n\nLyon.\n\nParis.\n"
+
+
+def test_a_deck_document_with_a_cloze_note_imports_one_card_per_number(tmp_path, db):
+    run_import(write(tmp_path, "capitals.txt", deck_document(NOTE)))
+
+    cards = list(Deck.objects.get().cards.order_by("position"))
+    assert [(card.key, card.cloze, card.position) for card in cards] == [
+        ("c1-c1", 1, 1), ("c1-c2", 2, 2), ("c2", None, 3)]
+    assert cards[0].front == cards[1].front == NOTE and cards[0].back == "Since 1913."
+
+
+def test_reimporting_after_adding_a_number_adds_one_card_and_keeps_the_others(tmp_path, db):
+    path = write(tmp_path, "capitals.txt", deck_document(NOTE))
+    run_import(path)
+    learner = make_user("learner")
+    before = {card.cloze: card.pk for card in Card.objects.all()}
+    for card in Card.objects.all():
+        scheduling.rate(user=learner, kind=MemoryState.Kind.CARD, item=card, rating=3, source="study")
+
+    write(tmp_path, "capitals.txt", deck_document(NOTE_3))
+    run_import(path)
+
+    after = {card.cloze: card for card in Card.objects.all()}
+    assert set(after) == {None, 1, 2, 3}
+    assert after[1].pk == before[1] and after[2].pk == before[2] and after[None].pk == before[None]
+    assert after[1].front == NOTE_3 and after[3].key == "c1-c3"
+    assert MemoryState.objects.filter(user=learner).count() == 3
+    assert set(MemoryState.objects.values_list("card__cloze", flat=True)) == {None, 1, 2}
+
+
+def test_a_csv_with_a_cloze_note_and_a_broken_row_keeps_each_cards_place(client, db):
+    client.force_login(make_user("ann"))
+    broken = "front,back\n" + f'"{NOTE}",Since 1913.\n' + "Rome?,\n" + "Paris?,France.\n"
+    paste(client, broken, name="capitals", format="")
+    html = client.get(preview_url()).content.decode()
+    apply(client, skip=True)
+
+    assert ":3:" in html or "capitals:3" in html or ".csv:3" in html
+    assert list(Card.objects.order_by("position").values_list("position", "cloze", "front")) == [
+        (1, 1, NOTE), (2, 2, NOTE), (4, None, "Paris?")]
+    kept = set(Card.objects.values_list("pk", flat=True))
+
+    paste(client, broken.replace("Rome?,", "Rome?,Italy."), name="capitals", format="")
+    apply(client, skip=False)
+
+    assert list(Card.objects.order_by("position").values_list("position", "cloze", "front")) == [
+        (1, 1, NOTE), (2, 2, NOTE), (3, None, "Rome?"), (4, None, "Paris?")]
+    assert kept < set(Card.objects.values_list("pk", flat=True))
+
+
+def test_expanding_counts_skipped_places_among_the_expanded_cards():
+    items, skipped = expand_cloze_items(
+        [ParsedCard("c1", NOTE, "x", "", "", 2), ParsedCard("c3", "Paris?", "France.", "", "", 4)], "f.csv", [2])
+
+    assert [item.key for item in items] == ["c1-c1", "c1-c2", "c3"] and skipped == [3]
+
+
+def test_a_csv_with_a_cloze_note_imports_one_card_per_number(tmp_path, db):
+    csv = "front,back\n" + f'"{NOTE}",Since 1913.\n' + "Paris?,France.\n"
+    run_import(write(tmp_path, "capitals.csv", csv))
+
+    assert list(Card.objects.order_by("position").values_list("key", "cloze")) == [
+        ("c1-c1", 1), ("c1-c2", 2), ("c2", None)]
+
+
+@pytest.mark.parametrize("format, extension", [("deck", "txt"), ("csv", "csv")])
+def test_an_exported_deck_writes_each_note_once_and_reads_back_the_same_cards(tmp_path, db, format, extension):
+    run_import(write(tmp_path, "capitals.txt", deck_document(NOTE_3)))
+
+    text = export_one(Deck.objects.get(), format).text
+    assert text.count("{{c1::Canberra}}") == 1
+    (tmp_path / "again").mkdir()
+    run_import(write(tmp_path / "again", f"copy.{extension}", text))
+
+    copy = Deck.objects.exclude(pk=Deck.objects.order_by("pk").first().pk).get()
+    assert list(copy.cards.order_by("position").values_list("cloze", "front")) == [
+        (1, NOTE_3), (2, NOTE_3), (3, NOTE_3), (None, "Paris?")]
+
+
+def test_too_many_cloze_cards_refuse_the_file_before_making_them():
+    many = " ".join(f"{{{{c{number}::x}}}}" for number in range(1, 501))
+    cards = [ParsedCard(f"c{number}", many, "b", "", "", number) for number in range(1, MAX_ITEMS // 500 + 2)]
+
+    with pytest.raises(ContentError, match="more than"):
+        expand_cloze_items(cards, "big.csv")
