@@ -129,6 +129,9 @@ def test_a_question_becomes_a_typed_number_with_a_tolerance_per_value(page):
     form.get_by_label("Choice 1", exact=True).fill("8")
     form.locator('input[name="tolerance_1"]').fill("0")
     page.screenshot(path=str(ARTIFACTS / "editor-number-390.png"), full_page=True)
+    # After a full-page screenshot of a scrolled page, Chromium scrolls back on the next press,
+    # between mouse down and up, and the click below would land beside Save: start from the top.
+    page.evaluate("() => window.scrollTo(0, 0)")
     form.get_by_role("button", name="Save").last.click()
     saved = page.locator(f"#question-{question.pk}")
     expect(saved).to_contain_text("Number (typed)")  # what the database now holds, as the set page lists it
