@@ -9,7 +9,9 @@ import secrets
 
 from django.db import transaction
 from django.db.models import Max, Prefetch, ProtectedError
+from django.utils import timezone
 
+from quiz.content.cloze import cloze_numbers
 from quiz.content.media import copy_images
 from quiz.content.sync import set_topics, sync_choices
 from quiz.lib.content_version import content_changed
@@ -65,7 +67,56 @@ def save_card(*, deck, card=None, topics, markup=Markup.PLAIN, **texts):
     card.markup = markup
     card.save()
     set_topics(card, topics)
+    if card.cloze is not None or cloze_numbers(card.front):
+        return _save_cloze_note(card, topics)
     return card
+
+
+def _save_cloze_note(card, topics):
+    """A cloze card's edit is its note's: every card of the note (same key but for its `-cN`)
+    takes the texts, a new number gets a card (its retired one back, memory and all, if it had
+    one), a number gone retires its card as removing a card does. Returns the card to show: the
+    one edited, unless its own number went."""
+    numbers = cloze_numbers(card.front)
+    suffix = f"-c{card.cloze}"
+    prefix = card.key[: -len(suffix)] if card.cloze is not None and card.key.endswith(suffix) else card.key
+    keys = {f"{prefix}-c{number}": number for number in numbers}
+    if card.cloze is None:  # an ordinary card given markers: it becomes its first number's card
+        card.cloze, card.key = numbers[0], f"{prefix}-c{numbers[0]}"
+        if Card.objects.filter(deck=card.deck_id, key=card.key).exists():
+            card.key = f"{new_key('c')}-c{numbers[0]}"
+            prefix = card.key[: -len(f"-c{numbers[0]}")]
+            keys = {f"{prefix}-c{number}": number for number in numbers}
+        card.save(update_fields=["cloze", "key"])
+    note = {row.key: row for row in Card.objects.select_for_update().filter(
+        deck=card.deck_id, cloze__isnull=False, key__startswith=f"{prefix}-c")}
+    note[card.key] = card
+    shown = None
+    for key, row in note.items():
+        if key not in keys:
+            if row.retired_at is None and (numbers or row.pk != card.pk):
+                remove_item(row, now=timezone.now())
+            continue
+        for name in (*CARD_FIELDS, "markup"):
+            setattr(row, name, getattr(card, name))
+        row.cloze, row.retired_at = keys[key], None
+        row.save()
+        set_topics(row, topics)
+        shown = shown or row
+    position = _next_position(Card.objects.filter(deck=card.deck_id))
+    for key, number in keys.items():
+        if key not in note:
+            row = Card.objects.create(deck_id=card.deck_id, key=key, position=position, cloze=number, markup=card.markup,
+                                      **{name: getattr(card, name) for name in CARD_FIELDS})
+            set_topics(row, topics)
+            position += 1
+            shown = shown or row
+    if not numbers:  # no markers left: the edited card is an ordinary card again
+        card.cloze = None
+        Card.objects.filter(pk=card.pk).update(cloze=None, retired_at=None)
+        card.retired_at = None
+        return card
+    return card if card.key in keys else shown
 
 
 def _next_position(items):

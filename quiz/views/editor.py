@@ -130,7 +130,8 @@ def _card_editor(request, deck, card):
         form = CardForm(request.POST)
         if form.is_valid():
             saved = changes.save_card(deck=deck, card=card, **form.cleaned_data)
-            return _saved(request, deck, saved, created=card is None)
+            # A cloze note's cards all changed: the whole list, as after an addition.
+            return _saved(request, deck, saved, created=card is None, relist=saved.cloze is not None)
     return _editor_form(request, "library/card_edit.html", deck, card, form, previewed=previewed)
 
 
@@ -163,13 +164,13 @@ def _editor_form(request, template, container, item, form, *, previewed=False):
     return render_page(request, template, "editor", context, status=400 if form.errors else 200)
 
 
-def _saved(request, container, item, *, created):
+def _saved(request, container, item, *, created, relist=False):
     """After a save: the page (no JavaScript), the item in place of its form (an edit), or the
     whole list with the new item (an addition, whose form sat below the list)."""
     if not request.htmx:
         messages.success(request, "Added." if created else "Saved.")
         return redirect(f"{_container_url(container)}#{type(item).__name__.lower()}-{item.pk}")
-    if created:
+    if created or relist:
         return reswap(retarget(_container_page(request, container), "#items"), "outerHTML")
     template = SET_PAGE if isinstance(container, QuestionSet) else DECK_PAGE
     item = type(item).objects.prefetch_related(*(["choices"] if template == SET_PAGE else []), "topics").get(pk=item.pk)

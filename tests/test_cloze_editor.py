@@ -1,0 +1,96 @@
+"""Editing a cloze card edits its note: every card of the note takes the text, a new number gets
+a card, a number gone retires its card (studied) or deletes it (never studied)."""
+
+import pytest
+from django.urls import reverse
+
+from quiz.models import Card, MemoryState
+from quiz.study import scheduling
+from tests.factories import make_deck
+from tests.helpers import HTMX
+
+NOTE = "{{c1::Canberra}} is the capital of {{c2::Australia}}."
+
+
+@pytest.fixture
+def own_deck(learner):
+    return make_deck("My deck", cards=1, owner=learner)
+
+
+def card_data(**changes):
+    return {"front": NOTE, "back": "Since 1913.", "misconception": "", "correction": "", "topics": "", **changes}
+
+
+def note(deck):
+    return list(deck.cards.filter(cloze__isnull=False).order_by("cloze").values_list("cloze", "front", "retired_at"))
+
+
+def test_a_new_card_with_markers_is_one_card_per_number(learner_client, own_deck):
+    response = learner_client.post(reverse("new_card", args=[own_deck.pk]), card_data(), **HTMX)
+
+    assert response.status_code == 200
+    cards = list(own_deck.cards.filter(cloze__isnull=False).order_by("cloze"))
+    assert [card.cloze for card in cards] == [1, 2]
+    assert cards[0].key.removesuffix("-c1") == cards[1].key.removesuffix("-c2")
+    assert "{{c" not in response.content.decode()
+
+
+def test_editing_a_cloze_card_updates_its_siblings_adds_a_number_and_retires_a_studied_one(learner_client, learner, own_deck):
+    learner_client.post(reverse("new_card", args=[own_deck.pk]), card_data())
+    first, second = own_deck.cards.filter(cloze__isnull=False).order_by("cloze")
+    scheduling.rate(user=learner, kind=MemoryState.Kind.CARD, item=first, rating=3, source="study")
+    edited = "Canberra is the capital of {{c2::Australia}}, on the {{c3::Molonglo}}."
+
+    response = learner_client.post(reverse("edit_card", args=[second.pk]), card_data(front=edited, back="Extra"))
+
+    assert response.status_code == 302
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert first.retired_at is not None and MemoryState.objects.filter(card=first).exists()
+    assert second.front == edited and second.back == "Extra" and second.retired_at is None
+    third = own_deck.cards.get(cloze=3)
+    assert third.front == edited and third.key.removesuffix("-c3") == second.key.removesuffix("-c2")
+
+
+def test_a_number_brought_back_brings_back_its_retired_card_and_memory(learner_client, learner, own_deck):
+    learner_client.post(reverse("new_card", args=[own_deck.pk]), card_data())
+    first, second = own_deck.cards.filter(cloze__isnull=False).order_by("cloze")
+    scheduling.rate(user=learner, kind=MemoryState.Kind.CARD, item=first, rating=3, source="study")
+    learner_client.post(reverse("edit_card", args=[second.pk]), card_data(front="Canberra: {{c2::Australia}}"))
+
+    learner_client.post(reverse("edit_card", args=[second.pk]), card_data())
+
+    first.refresh_from_db()
+    assert first.retired_at is None and first.front == NOTE
+    assert own_deck.cards.filter(cloze__isnull=False).count() == 2
+
+
+def test_a_number_gone_from_a_card_never_studied_deletes_it(learner_client, own_deck):
+    learner_client.post(reverse("new_card", args=[own_deck.pk]), card_data())
+    second = own_deck.cards.get(cloze=2)
+
+    response = learner_client.post(reverse("edit_card", args=[second.pk]), card_data(front="{{c1::Canberra}} only"), **HTMX)
+
+    assert response.status_code == 200
+    assert not Card.objects.filter(pk=second.pk).exists()
+    assert [row[:2] for row in note(own_deck)] == [(1, "{{c1::Canberra}} only")]
+
+
+def test_an_ordinary_card_given_markers_becomes_a_note(learner_client, own_deck):
+    card = own_deck.cards.get()
+
+    learner_client.post(reverse("edit_card", args=[card.pk]), card_data())
+
+    card.refresh_from_db()
+    assert card.cloze == 1 and own_deck.cards.filter(cloze=2).exists()
+
+
+def test_a_note_whose_markers_are_all_removed_keeps_the_edited_card_as_an_ordinary_card(learner_client, own_deck):
+    learner_client.post(reverse("new_card", args=[own_deck.pk]), card_data())
+    first, second = own_deck.cards.filter(cloze__isnull=False).order_by("cloze")
+
+    learner_client.post(reverse("edit_card", args=[first.pk]), card_data(front="Canberra is the capital."))
+
+    first.refresh_from_db()
+    assert first.cloze is None and first.retired_at is None and first.front == "Canberra is the capital."
+    assert not Card.objects.filter(pk=second.pk).exists()
