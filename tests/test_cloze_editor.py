@@ -94,3 +94,15 @@ def test_a_note_whose_markers_are_all_removed_keeps_the_edited_card_as_an_ordina
     first.refresh_from_db()
     assert first.cloze is None and first.retired_at is None and first.front == "Canberra is the capital."
     assert not Card.objects.filter(pk=second.pk).exists()
+
+
+def test_a_number_whose_key_another_card_holds_gets_a_key_of_its_own(learner_client, own_deck):
+    learner_client.post(reverse("new_card", args=[own_deck.pk]), card_data())
+    first = own_deck.cards.get(cloze=1)
+    prefix = first.key.removesuffix("-c1")
+    Card.objects.create(deck=own_deck, key=f"{prefix}-c3", position=9, front="Other", back="Card")
+
+    response = learner_client.post(reverse("edit_card", args=[first.pk]), card_data(front=NOTE + " {{c3::1913}}"))
+
+    assert response.status_code == 302
+    assert own_deck.cards.get(cloze=3).key.endswith("-c3") and own_deck.cards.get(key=f"{prefix}-c3").front == "Other"

@@ -5,6 +5,7 @@ Keyword-only functions over several models, like `quiz.content.sync`, whose choi
 topic rules they share so an edit and a re-import treat rows the same way.
 """
 
+import re
 import secrets
 
 from django.db import transaction
@@ -12,6 +13,7 @@ from django.db.models import Max, Prefetch, ProtectedError
 from django.utils import timezone
 
 from quiz.content.cloze import cloze_numbers
+from quiz.content.documents import MAX_KEY
 from quiz.content.media import copy_images
 from quiz.content.sync import set_topics, sync_choices
 from quiz.lib.content_version import content_changed
@@ -88,8 +90,9 @@ def _save_cloze_note(card, topics):
             prefix = card.key[: -len(f"-c{numbers[0]}")]
             keys = {f"{prefix}-c{number}": number for number in numbers}
         card.save(update_fields=["cloze", "key"])
+    sibling = re.compile(re.escape(prefix) + r"-c\d+")  # not another note's whose key starts with this one
     note = {row.key: row for row in Card.objects.select_for_update().filter(
-        deck=card.deck_id, cloze__isnull=False, key__startswith=f"{prefix}-c")}
+        deck=card.deck_id, cloze__isnull=False, key__startswith=f"{prefix}-c") if sibling.fullmatch(row.key)}
     note[card.key] = card
     shown = None
     for key, row in note.items():
@@ -106,6 +109,8 @@ def _save_cloze_note(card, topics):
     position = _next_position(Card.objects.filter(deck=card.deck_id))
     for key, number in keys.items():
         if key not in note:
+            if len(key) > MAX_KEY or Card.objects.filter(deck=card.deck_id, key=key).exists():
+                key = f"{new_key('c')}-c{number}"  # taken by a card outside the note, or too long
             row = Card.objects.create(deck_id=card.deck_id, key=key, position=position, cloze=number, markup=card.markup,
                                       **{name: getattr(card, name) for name in CARD_FIELDS})
             set_topics(row, topics)
