@@ -444,3 +444,9 @@ def test_a_duplicated_set_keeps_its_format(learner, learner_client):
     learner_client.post(reverse("duplicate_set", args=[own.pk]))
     copy = own.__class__.objects.exclude(pk=own.pk).get(owner=learner)
     assert copy.questions.get().markup == Markup.HTML
+
+
+def test_the_preview_refuses_a_script_asking_more_than_typing_would(learner_client):
+    url, data = reverse("preview_item"), question_form(markup="plain")
+    statuses = [learner_client.post(url, data).status_code for _ in range(121)]
+    assert statuses[:120] == [200] * 120 and statuses[120] == 429
