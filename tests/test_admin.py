@@ -36,6 +36,7 @@ def question_form(question, correct_positions):
         "stem": question.stem,
         "explanation": question.explanation,
         "kind": question.kind,
+        "markup": question.markup,
         "choices-TOTAL_FORMS": len(choices),
         "choices-INITIAL_FORMS": len(choices),
         "choices-MIN_NUM_FORMS": 0,
