@@ -379,6 +379,19 @@ def test_a_collection_that_unpacks_past_the_limit_stops_the_reader(anki_packages
     assert refusal(data) == f"bad.apkg: the package unpacks to more than {(declared + 1) // 1_000_000} MB"
 
 
+def test_a_file_past_the_limit_ends_the_reader_even_when_the_watcher_does_not_look_in_time(anki_packages, monkeypatch):
+    # On a busy machine the child's write crossed the limit between two looks of the watcher, and
+    # Anki reported the failed write as an I/O error of its own instead of the limit.
+    packages, _ = anki_packages
+    data = packages["legacy colpkg"][:-1] + packages["legacy colpkg"][-1:]
+    declared = sum(member.file_size for member in zipfile.ZipFile(io.BytesIO(data)).infolist())
+    monkeypatch.setattr(apkg_format, "MAX_UNPACKED_BYTES", declared + 1)
+    monkeypatch.setattr(apkg_format, "_finished", lambda child: child.wait() is not None or True)  # never looks
+    apkg_format.read_package.cache_clear()
+
+    assert refusal(data) == f"bad.apkg: the package unpacks to more than {(declared + 1) // 1_000_000} MB"
+
+
 def test_a_note_with_a_tag_too_long_is_named(tmp_path):
     long_tag = genanki.Note(genanki.BASIC_MODEL, ["Front", "Back"], tags=["t" * 101], guid="long-tag")
     message = refusal(genanki_package(tmp_path, extra_notes=[long_tag]))

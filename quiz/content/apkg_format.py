@@ -215,7 +215,7 @@ def _run_reader(package, work):
             if time.monotonic() - started > READ_SECONDS:
                 child.kill()
                 raise Unreadable(f"reading the package took more than {READ_SECONDS} seconds")
-    if child.returncode == -signal.SIGXFSZ:  # a file past the limit
+    if child.returncode == -signal.SIGXFSZ:  # a file past the limit (apkg_reader restores the signal)
         raise Unreadable(f"the package unpacks to more than {MAX_UNPACKED_BYTES // 1_000_000} MB")
     if child.returncode != 0:
         said = Path(work, "errors.txt").read_text("utf-8", "replace").strip().splitlines()[-1:] or ["it stopped"]

@@ -17,6 +17,7 @@ the package: it imports neither Django nor the app.
 import json
 import os
 import resource
+import signal
 import sys
 
 CPU_SECONDS = 120
@@ -24,6 +25,10 @@ MEMORY_BYTES = 2 * 1024**3
 
 
 def main(package, folder, max_file_bytes):
+    # Python ignores SIGXFSZ (a write past the limit then fails with EFBIG, which Anki reports as
+    # an I/O error of its own); by default the signal ends the process, which the parent reads as
+    # "the package unpacks to more than the limit", whoever's write crossed it.
+    signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
     resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_bytes, max_file_bytes))
     resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS + 5))
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BYTES, MEMORY_BYTES))
