@@ -1,6 +1,8 @@
 """Cloze cards while studying: one card per deletion number, each with its own memory, its
 question blank before the flip and its answer marked after it, on every page that shows a card."""
 
+import csv
+import io
 import re
 
 import pytest
@@ -123,3 +125,19 @@ def test_cloze_cards_are_not_drilled(learner_client, deck):
     html = learner_client.get(reverse("drill", args=[deck.pk])).content.decode()
 
     assert "Canberra" not in html and "{{c" not in html
+
+
+def test_the_history_download_shows_each_cloze_card_as_the_learner_saw_it(learner_client, deck):
+    for _ in range(3):
+        learner_client.post(study_url(deck), {
+            "item": shown_item_id(learner_client.get(study_url(deck)).content.decode()), "rating": 3})
+
+    response = learner_client.get(reverse("download_history"))
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+
+    texts = {row["item_key"]: row["item_text"] for row in rows if row["item_kind"] == "card"}
+    assert texts == {
+        "cap-c1": "[...] is the capital of Australia, on the Molonglo.",
+        "cap-c2": "Canberra is the capital of [...], on the Molonglo.",
+        "cap-c3": "Canberra is the capital of Australia, on the [river].",
+    }

@@ -9,6 +9,7 @@ answers above, and their rating would tell what a hidden attempt hides.
 import heapq
 from datetime import UTC
 
+from quiz.content.cloze import cloze_front
 from quiz.models import Attempt, AttemptSlot, MemoryState, ReviewLog
 from quiz.models.kinds import verdict
 
@@ -93,17 +94,21 @@ def _review_rows(user):
 
 def _items_studied(user):
     """{memory id: (kind, set or deck title, item key, text shown)} of the learner's memory
-    states: one row per item studied, however many times it was reviewed."""
+    states: one row per item studied, however many times it was reviewed. A cloze card's text
+    is its question as the learner saw it, its own deletion blank (`[...]`, or `[hint]`) and
+    the others shown, never the note's markers."""
     memories = MemoryState.objects.filter(user=user).values_list(
         "pk", "kind", "question__question_set__title", "card__deck__title", "question__key", "card__key",
-        "question__stem", "card__front", "card__misconception",
+        "question__stem", "card__front", "card__cloze", "card__misconception",
     )
     items = {}
-    for pk, kind, set_title, deck_title, question_key, card_key, stem, front, myth in memories:
+    for pk, kind, set_title, deck_title, question_key, card_key, stem, front, cloze, myth in memories:
         if kind == MemoryState.Kind.QUESTION:
             items[pk] = (kind, set_title, question_key, stem)
+        elif kind == MemoryState.Kind.MYTH:
+            items[pk] = (kind, deck_title, card_key, myth)
         else:
-            items[pk] = (kind, deck_title, card_key, myth if kind == MemoryState.Kind.MYTH else front)
+            items[pk] = (kind, deck_title, card_key, front if cloze is None else cloze_front(front, cloze))
     return items
 
 
