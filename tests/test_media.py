@@ -629,3 +629,42 @@ def test_a_copy_of_a_deck_has_its_own_images(author):
     copied = MediaFile.objects.exclude(pk=image.pk).get()
     assert copied.deck.title.endswith("(copy)") and stored(copied) == stored(image)
     assert Card.objects.get(deck=copied.deck).back == f"<img src='media:{copied.name}' alt='x'>"
+
+
+def test_the_preview_of_a_first_upload_shows_its_images_to_its_owner_only(client, author):
+    """Nothing is saved before Apply, yet the preview shows the pictures the file carries, from
+    staged copies cleaned as saving will store them; nobody else can load them, and applying
+    drops them."""
+    import re
+
+    from quiz.content.pending import apply_pending, preview_pending
+
+    upload = SimpleUploadedFile("shapes.xml", moodle_file(moodle_question("Good", "square.png", image_bytes())))
+    client.force_login(author)
+    response = client.post(reverse("import_content"), {"files": [upload]})
+    assert not MediaFile.objects.exists()
+    page = client.get(response.url).content.decode()
+
+    sources = re.findall(r'<img src="(/media/[0-9a-f]{24}\.png)" alt="A shape"', page)
+    assert len(sources) == 1, page
+    image = client.get(sources[0])
+    assert image.status_code == 200 and image["Content-Type"] == "image/png"
+    assert Image.open(io.BytesIO(image.content)).size == Image.open(io.BytesIO(image_bytes())).size
+    assert "private" in image["Cache-Control"]
+    assert "square.png" not in sources[0]
+
+    stranger = make_user("stranger")
+    client.force_login(stranger)
+    assert client.get(sources[0]).status_code == 404
+    client.logout()
+    assert client.get(sources[0]).status_code == 404
+
+    from quiz.models import PendingImport
+
+    pending = PendingImport.objects.get()
+    apply_pending(pending, previewed=preview_pending(pending).fingerprint)
+    client.force_login(author)
+    assert client.get(sources[0]).status_code == 404  # the saved copy has a name of its own
+    question = Question.objects.get()
+    assert f"media:{MediaFile.objects.get().name}" in question.stem
+    assert "square.png" not in question.stem

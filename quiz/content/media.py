@@ -31,7 +31,7 @@ from django.db.models.signals import post_delete
 from django.dispatch import receiver
 from PIL import Image, ImageCms, ImageOps, ImageSequence, UnidentifiedImageError
 
-from ..models import Choice, MediaFile, Question, QuestionSet
+from ..models import Choice, MediaFile, PendingImage, Question, QuestionSet
 from ..models.media import new_media_name
 from .documents import CARD_PARTS, ContentError, ParsedQuestion
 
@@ -321,7 +321,7 @@ def rewrite_media_references(text, mapping):
     return pattern.sub(lambda match: f"media:{mapping[pattern.names[match['name']]]}", text)
 
 
-def _rewritten(item, mapping):
+def rewrite_item_media(item, mapping):
     def rewrite(text):
         return rewrite_media_references(text, mapping) if isinstance(text, str) else text
 
@@ -389,7 +389,7 @@ def with_stored_media(container, document):
     mapping = save_document_media(container, document)
     if not mapping:
         return document
-    return dataclasses.replace(document, items=[_rewritten(item, mapping) for item in document.items])
+    return dataclasses.replace(document, items=[rewrite_item_media(item, mapping) for item in document.items])
 
 
 def with_known_media(container, document):
@@ -406,7 +406,34 @@ def with_known_media(container, document):
     mapping = {name: stored[digest] for name, digest in digests.items() if digest in stored}
     if not mapping:
         return document
-    return dataclasses.replace(document, items=[_rewritten(item, mapping) for item in document.items])
+    return dataclasses.replace(document, items=[rewrite_item_media(item, mapping) for item in document.items])
+
+
+# --- Before saving: the images of a pending import ------------------------------------------------
+
+def stage_images(pending, documents):
+    """Keep the good images `documents` carry as PendingImages of `pending`, cleaned as saving
+    will store them, so that its preview shows them before anything is saved."""
+    staged = {}
+    for document in documents:
+        for media in document.media:
+            digest = hashlib.sha256(media.data).hexdigest()
+            if digest in staged or image_problem(media.data, file=document.file, line=media.line, name=media.file_name):
+                continue
+            image = check_image(media.data, file=document.file, line=media.line, name=media.file_name)
+            staged[digest] = PendingImage(
+                pending=pending, name=new_media_name(image.extension), source_sha256=digest,
+                content_type=image.content_type, data=image.data,
+            )
+    PendingImage.objects.bulk_create(staged.values())
+
+
+def staged_names(document, staged):
+    """{file name: staged image's name} of the images `document` carries that are `staged`
+    ({source digest: name} of PendingImages): the preview shows `media:<file name>` as that
+    image, which quiz.views.media serves to the import's owner only."""
+    by_digest = {media.file_name: hashlib.sha256(media.data).hexdigest() for media in document.media}
+    return {file_name: staged[digest] for file_name, digest in by_digest.items() if digest in staged}
 
 
 # --- Copying ---------------------------------------------------------------------------------------

@@ -24,7 +24,8 @@ from ..models import PendingFile, PendingImport, User
 from .apkg_history import import_package_reviews, reviews_in
 from .documents import ContentError
 from .importing import Skipped, import_parsed, parse_files
-from .preview import fingerprint, preview_documents
+from .media import rewrite_item_media, stage_images, staged_names
+from .preview import fingerprint, preview_documents, shown_choices
 
 STALE_AFTER = timedelta(days=1)  # staged imports nobody applied are dropped after this
 OPEN_PER_USER = 5  # staged imports kept per user; staging another drops the oldest
@@ -54,12 +55,13 @@ def stage_import(*, owner, files, format="", now=None):
     """Keep [(name, bytes)] for `owner` and return the PendingImport; raises ContentError (and
     keeps nothing) when a file cannot be read as content. Items with problems of their own do
     not refuse it: the preview lists them."""
-    parse_files(files, format=format or None, skipped=Skipped())
+    documents, _ = parse_files(files, format=format or None, skipped=Skipped())
     now = now or timezone.now()
     with transaction.atomic():
         _drop_old_staged_imports(owner, now)
         pending = PendingImport.objects.create(owner=owner, format=format, created_at=now)
         PendingFile.objects.bulk_create(PendingFile(pending=pending, name=name, data=data) for name, data in files)
+        stage_images(pending, documents)
     return pending
 
 
@@ -91,6 +93,7 @@ def preview_pending(pending):
     skipped = Skipped()
     documents, warnings = _parse(pending, skipped)
     previews = preview_documents(documents, owner=pending.owner)
+    _show_staged_images(pending, previews)
     refusals = [f"{preview.document.file}: {reason}" for preview in previews for reason in preview.refusals]
     # The skipped items are part of what was previewed: were they to differ at the apply (a
     # parser changed in between), the apply would write what nobody saw.
@@ -125,7 +128,22 @@ def apply_pending(pending, *, previewed, skip_bad_items=False, with_reviews=Fals
             files = [(file.name, bytes(file.data)) for file in pending.files.all()]
             report.reviews = import_package_reviews(pending.owner, files, staged.documents, now=now)
         pending.files.all().delete()  # applied: the bytes are in the content now
+        pending.images.all().delete()
         return report
+
+
+def _show_staged_images(pending, previews):
+    """Show the images the files carry in the preview's items, from the staged copies: what is
+    saved (the preview's documents) keeps naming them by their file names."""
+    if not any(preview.document.media for preview in previews):
+        return
+    staged = dict(pending.images.values_list("source_sha256", "name"))
+    for preview in previews:
+        if names := staged_names(preview.document, staged):
+            for shown in preview.items:
+                shown.item = rewrite_item_media(shown.item, names)
+                if shown.choices:
+                    shown.choices = shown_choices(shown.item)
 
 
 def _parse(pending, skipped):

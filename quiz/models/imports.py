@@ -37,3 +37,21 @@ class PendingFile(models.Model):
 
     def __str__(self):
         return self.name
+
+
+class PendingImage(models.Model):
+    """An image a pending import's file carries, checked and cleaned as saving will store it, so
+    that the preview shows it before anything is saved. Served only to the import's owner
+    (quiz.views.media), under a random name; dropped with its import, and at the apply."""
+
+    pending = models.ForeignKey(PendingImport, on_delete=models.CASCADE, related_name="images")
+    name = models.CharField(max_length=64, unique=True)
+    source_sha256 = models.CharField(max_length=64)  # of the bytes as the file carries them
+    content_type = models.CharField(max_length=32)
+    data = models.BinaryField()
+
+    class Meta:
+        ordering = ["pending_id", "pk"]
+
+    def __str__(self):
+        return self.name

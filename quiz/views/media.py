@@ -8,7 +8,7 @@ a minute, so several app servers share one store and nothing in it is public.
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import FileResponse, Http404, HttpResponseRedirect
+from django.http import FileResponse, Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
@@ -17,7 +17,7 @@ from django_ratelimit.decorators import ratelimit
 
 from quiz.editor import images
 from quiz.editor.forms import CardForm, QuestionForm
-from quiz.models import Card, MediaFile
+from quiz.models import Card, MediaFile, PendingImage
 
 from .access import own_card_or_404, own_question_or_404
 from .accounts import rate_limited
@@ -28,6 +28,8 @@ LIBRARY_MAX_AGE = 24 * 60 * 60
 
 @require_safe
 def media_file(request, name):
+    if staged := _own_staged_image(request, name):
+        return _staged_image_response(staged)
     image = _visible_image_or_404(request, name)
     container = image.question_set or image.deck
     storage = image.file.storage
@@ -57,6 +59,21 @@ def _visible_image_or_404(request, name):
     if image := images.visible_to(request.user).filter(name=name).first():
         return image
     return get_object_or_404(images.shown_in_attempts_of(request.user), name=name)
+
+
+def _own_staged_image(request, name):
+    """An image of one of the user's imports still waiting to be applied (its preview shows it),
+    or None."""
+    if not request.user.is_authenticated:
+        return None
+    return PendingImage.objects.filter(name=name, pending__owner=request.user, pending__applied_at=None).first()
+
+
+def _staged_image_response(staged):
+    response = HttpResponse(bytes(staged.data), content_type=staged.content_type)
+    response["X-Content-Type-Options"] = "nosniff"
+    patch_cache_control(response, private=True)
+    return response
 
 
 def _signed_url(storage, image):
