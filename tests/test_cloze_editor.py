@@ -1,6 +1,8 @@
 """Editing a cloze card edits its note: every card of the note takes the text, a new number gets
 a card, a number gone retires its card (studied) or deletes it (never studied)."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -106,3 +108,53 @@ def test_a_number_whose_key_another_card_holds_gets_a_key_of_its_own(learner_cli
 
     assert response.status_code == 302
     assert own_deck.cards.get(cloze=3).key.endswith("-c3") and own_deck.cards.get(key=f"{prefix}-c3").front == "Other"
+
+
+def preview_of(client, **data):
+    response = client.post(reverse("preview_item"), {"back": "Since 1913.", "markup": "plain", **data}, **HTMX)
+    assert response.status_code == 200
+    html = response.content.decode()
+    return {label: value for label, value in re.findall(r"<dt>(.*?)</dt><dd[^>]*>(.*?)</dd>", html, re.S)}
+
+
+def test_the_live_preview_shows_each_card_of_a_note_blank_then_revealed(learner_client):
+    shown = preview_of(learner_client, front="{{c1::Canberra}} is the capital of {{c2::Australia::a country}}.")
+
+    assert shown == {
+        "Card 1: question": "[...] is the capital of Australia.",
+        "Card 1: answer": '<mark class="cloze">Canberra</mark> is the capital of Australia.',
+        "Card 2: question": "Canberra is the capital of [a country].",
+        "Card 2: answer": 'Canberra is the capital of <mark class="cloze">Australia</mark>.',
+        "Extra": "Since 1913.",
+    }
+
+
+def test_the_preview_button_shows_a_plain_note_as_its_cards_without_saving(learner_client, own_deck):
+    card = own_deck.cards.get()
+
+    response = learner_client.post(reverse("edit_card", args=[card.pk]), card_data(op="preview"))
+
+    preview = response.content.decode().split('data-testid="preview"', 1)[1]
+    assert "Card 2: question" in preview and "{{c" not in preview.split("<button", 1)[0]
+    card.refresh_from_db()
+    assert card.front != NOTE
+
+
+def test_the_preview_of_a_note_with_many_numbers_or_broken_markers_never_fails(learner_client):
+    many = preview_of(learner_client, front=" ".join(f"{{{{c{number}::w{number}}}}}" for number in range(1, 501)))
+    broken = preview_of(learner_client, front="{{c1::open {{c0::zero}} }} stray }} {{c2::", markup="markdown")
+
+    assert list(many)[-2:] == ["More cards", "Extra"] and "490 more" in many["More cards"]
+    assert not re.search(r"\bw1\b", many["Card 1: question"]) and re.search(r"\bw1\b", many["Card 2: question"])
+    # As in Anki: `{{c0::` opens nothing, so the first `}}` closes card 1's deletion; the rest is text.
+    assert broken["Card 1: question"] == '<span class="rendered">[...] }} stray }} {{c2::</span>'
+    assert '<mark class="cloze">open {{c0::zero</mark>' in broken["Card 1: answer"]
+
+
+def test_deleting_a_cloze_card_asks_with_its_question_not_the_notes_markers(learner_client, own_deck):
+    learner_client.post(reverse("new_card", args=[own_deck.pk]), card_data())
+    second = own_deck.cards.get(cloze=2)
+
+    html = learner_client.get(reverse("delete_card", args=[second.pk])).content.decode()
+
+    assert "Canberra is the capital of [...]." in html and "{{c" not in html

@@ -17,8 +17,9 @@ from pathlib import Path
 
 from django import forms
 
+from quiz.content.cloze import cloze_numbers
 from quiz.content.documents import MAX_FILE_BYTES, MAX_TEXT, ContentError, topic_names
-from quiz.content.markup import render, render_inline
+from quiz.content.markup import render, render_cloze, render_inline
 from quiz.models import Markup, Visibility
 from quiz.models.kinds import (
     PARTIAL_CREDIT_KINDS,
@@ -76,6 +77,12 @@ class PreviewMixin:
     def _value(self, name):
         value = self[name].value() if name in self.fields else None
         return value[:MAX_TEXT] if isinstance(value, str) else ""
+
+    @property
+    def reads_as_typed(self):
+        """Whether learners read the texts as they are typed (plain text): the preview then
+        shows only when asked for."""
+        return self.markup == Markup.PLAIN
 
     def preview(self):
         parts = [(label, render(self._value(name), self.markup)) for name, label in self.PREVIEWED]
@@ -357,6 +364,8 @@ class RenameForm(forms.Form):
 
 class CardForm(PreviewMixin, forms.Form):
     PREVIEWED = (("front", "Front"), ("back", "Back"), ("misconception", "Misconception"), ("correction", "Correction"))
+    # Cards of a cloze note previewed one by one; a note with more says how many more.
+    MAX_PREVIEWED_CLOZE = 10
 
     front = _text("Front")
     back = _text("Back")
@@ -366,6 +375,28 @@ class CardForm(PreviewMixin, forms.Form):
     correction = _text("Correction", required=False, help_text="Why the misconception is wrong.")
     markup = _markup_field()
     topics = TopicsField()
+
+    @property
+    def reads_as_typed(self):
+        """A front with cloze deletions never reads as typed: each number is a card."""
+        return super().reads_as_typed and not cloze_numbers(self._value("front"))
+
+    def preview(self):
+        """A cloze note as its cards: each one's question (its deletion blank) and answer (the
+        deletion revealed), as the study page shows them, and the back as their extra."""
+        front = self._value("front")
+        numbers = cloze_numbers(front)
+        if not numbers:
+            return super().preview()
+        parts = []
+        for number in numbers[: self.MAX_PREVIEWED_CLOZE]:
+            parts.append((f"Card {number}: question", render_cloze(front, self.markup, number, revealed=False)))
+            parts.append((f"Card {number}: answer", render_cloze(front, self.markup, number, revealed=True)))
+        if (more := len(numbers) - self.MAX_PREVIEWED_CLOZE) > 0:
+            parts.append(("More cards", f"{more} more, one per cloze number"))
+        others = (("back", "Extra"), ("misconception", "Misconception"), ("correction", "Correction"))
+        parts += [(label, render(self._value(name), self.markup)) for name, label in others]
+        return [(label, html) for label, html in parts if html]
 
     @classmethod
     def for_card(cls, card):

@@ -21,10 +21,11 @@ from django.views.decorators.http import (
 from django_htmx.http import reswap, retarget
 from django_ratelimit.decorators import ratelimit
 
+from quiz.content.cloze import cloze_front
 from quiz.editor import changes
 from quiz.editor.forms import CardForm, QuestionForm, RenameForm
 from quiz.lib.http import navigate, render_page
-from quiz.models import Choice, Markup, QuestionSet
+from quiz.models import Choice, QuestionSet
 
 from .access import (
     own_card_or_404,
@@ -143,23 +144,24 @@ def _card_editor(request, deck, card):
 def preview_item(request):
     """The editor's preview as the author types (HTMX): the texts of the form posted, a
     question's or a card's, rendered as learners will read them. Reads nothing stored and saves
-    nothing; shown only for Markdown and HTML, where it differs from what was typed."""
+    nothing; shown only where it differs from what was typed: Markdown, HTML, a card's cloze
+    deletions (`form.reads_as_typed`)."""
     if getattr(request, "limited", False):
         return rate_limited(request, "Previewing")
     form = QuestionForm(request.POST) if "stem" in request.POST else CardForm(request.POST)
-    preview = form.preview() if form.markup != Markup.PLAIN else None
+    preview = None if form.reads_as_typed else form.preview()
     return render(request, "library/_preview.html", {"preview": preview})
 
 
 def _editor_form(request, template, container, item, form, *, previewed=False):
     """The form's page, or (HTMX) the form alone to put in the item's place; 400 with the
-    errors when a save was refused. The preview shows for Markdown and HTML, and for plain text
-    when asked for (the Preview button, the way to it without JavaScript)."""
+    errors when a save was refused. The preview shows for Markdown, HTML and cloze deletions,
+    and for plain text when asked for (the Preview button, the way to it without JavaScript)."""
     editor_id = f"{type(item).__name__.lower()}-{item.pk}" if item else "new-item-form"
     form.auto_id = f"{editor_id}-%s"  # two editors open on one page must not share ids
     if request.method == "GET":  # just opened ("Edit", "Add"): focus its first field (app.js), not the page
         form.fields[next(iter(form.fields))].widget.attrs["data-autofocus"] = ""
-    preview = form.preview() if previewed or form.markup != Markup.PLAIN else None
+    preview = form.preview() if previewed or not form.reads_as_typed else None
     context = {"container": container, "item": item, "form": form, "editor_id": editor_id, "preview": preview}
     return render_page(request, template, "editor", context, status=400 if form.errors else 200)
 
@@ -209,7 +211,9 @@ def delete_question(request, question_id):
 @login_required
 def delete_card(request, card_id):
     card = own_card_or_404(request, card_id)
-    return _delete_item(request, card.deck, card, card.front)
+    # A cloze card is one number of its note: shown as that card's question, not the note's markers.
+    text = card.front if card.cloze is None else cloze_front(card.front, card.cloze)
+    return _delete_item(request, card.deck, card, text)
 
 
 def _delete_item(request, container, item, text):
