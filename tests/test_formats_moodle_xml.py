@@ -948,6 +948,23 @@ def test_images_given_with_the_set_are_embedded_and_read_back_as_media():
     assert [(m.file_name, m.data, m.alt) for m in document.media] == [("osi.png", PNG, "The OSI layers")]
 
 
+def test_a_plain_text_questions_image_reference_is_written_as_it_is_and_reads_back():
+    # A plain-text question shows no image, so reading takes no <file> for it: written as one, its
+    # `media:` reference would come back as `@@PLUGINFILE@@/...`, a changed text.
+    data = {"title": "t", "questions": [
+        {"key": "a", "stem": "See media:osi.png", "explanation": "media:osi.png again",
+         "choices": [{"text": "media:osi.png", "correct": True}, {"text": "b", "correct": False}]}]}
+
+    text = write_moodle_xml(data, media={"osi.png": PNG})
+    document, warnings = parse(text)
+
+    assert "<file" not in text and "@@PLUGINFILE@@" not in text
+    [question] = document.items
+    assert (question.stem, question.explanation, question.choices) == (
+        "See media:osi.png", "media:osi.png again", [("media:osi.png", True), ("b", False)])
+    assert (document.media, warnings) == ([], [])
+
+
 # --- Through the database: export, import into an empty one, export again ----------------------------
 
 
@@ -1078,3 +1095,4 @@ def test_an_exported_set_carries_the_images_its_texts_show_and_they_read_back(tm
     assert exported.text.count('encoding="base64"') == 1  # only the image shown, once
     assert [(m.file_name, m.data, m.alt) for m in document.media] == [(image.name, stored_bytes, "An image")]
     assert document.items[0].stem == f'<img src="media:{image.name}" alt="An image">'
+

@@ -610,9 +610,11 @@ def write_moodle_xml(question_set, media=None):
 
     A question's one topic is its category; several are its tags (under the top category). The
     title is a comment: the parser takes the title from the file name. `media` ({name: bytes})
-    embeds the images the texts refer to as `media:name`; a reference without its bytes is
-    written as it is. Raises ExportError for what Moodle cannot hold: choose N, select all that
-    apply or matching without partial credit, characters XML cannot hold."""
+    embeds the images the texts of an HTML or Markdown question refer to as `media:name`; a
+    reference without its bytes, or in a plain-text question (which shows no image, so the
+    parser keeps no <file> of it), is written as it is. Raises ExportError for what Moodle
+    cannot hold: choose N, select all that apply or matching without partial credit, characters
+    XML cannot hold."""
     lines = ['<?xml version="1.0" encoding="UTF-8"?>', "<quiz>", f"<!-- {_comment(question_set['title'])} -->"]
     category = ""
     for number, question in enumerate(question_set["questions"], start=1):
@@ -643,6 +645,7 @@ def _question_lines(question, number, tags, media):
     _refuse_what_moodle_cannot_hold(question, kind, where)
     markup = question.get("markup", Markup.PLAIN)
     text_format = FORMAT_OF_MARKUP[markup]
+    media = {} if markup == Markup.PLAIN else media
     moodle_type = {
         QuestionKind.TRUE_FALSE: "truefalse", QuestionKind.SHORT_ANSWER: "shortanswer",
         QuestionKind.NUMERICAL: "numerical", QuestionKind.MATCHING: "matching",
