@@ -16,12 +16,14 @@ back), hints and combined feedback (left out), tags' own tests (tags are read as
 import base64
 import hashlib
 import io
+import random
 import re
 import tracemalloc
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from django.urls import reverse
 from PIL import Image
@@ -30,7 +32,7 @@ from quiz.content import ContentError, ExportError, export_one, parse_document
 from quiz.content.documents import SkippedItems
 from quiz.content.moodle_xml_format import write_moodle_xml
 from quiz.content.reading import recognise
-from quiz.models import PendingImport, QuestionSet
+from quiz.models import MediaFile, PendingImport, QuestionSet
 from quiz.models.kinds import QuestionKind as Kind
 from tests.export_content import (
     SEED_SET_TITLE,
@@ -54,6 +56,17 @@ def png(color="red"):
 
 
 PNG = png()
+
+
+def photo():
+    """A JPEG of noise, as a photo is: unlike a flat PNG, saving it again from its pixels gives
+    other bytes (JPEG is lossy), as importing does with every image it stores."""
+    rng = random.Random(1)
+    image = Image.new("RGB", (40, 30))
+    image.putdata([tuple(rng.randrange(256) for _ in "RGB") for _ in range(40 * 30)])
+    out = io.BytesIO()
+    image.save(out, "JPEG")
+    return out.getvalue()
 
 
 def parse(text, file="bank.xml"):
@@ -1096,3 +1109,31 @@ def test_an_exported_set_carries_the_images_its_texts_show_and_they_read_back(tm
     assert [(m.file_name, m.data, m.alt) for m in document.media] == [(image.name, stored_bytes, "An image")]
     assert document.items[0].stem == f'<img src="media:{image.name}" alt="An image">'
 
+
+# Importing cleans every image again from its pixels and knows a set's images by the digest of
+# the cleaned bytes; a JPEG's cleaned bytes, cleaned again, differ (JPEG is lossy), so the set's
+# own photo is not recognised: stored again under a new name, the texts renamed to it, while the
+# preview, which finds no stored image either, says unchanged.
+KNOWN_BY_CLEANED_BYTES_ONLY = pytest.mark.xfail(strict=True, reason=(
+    "quiz/content/media.py must also know an image by the digest of its bytes as carried "
+    "(store_image, with_known_media): an exported image's bytes are exactly the stored ones"))
+
+
+@pytest.mark.parametrize("image", [
+    pytest.param(PNG, id="png"), pytest.param(photo(), id="jpeg photo", marks=KNOWN_BY_CLEANED_BYTES_ONLY),
+])
+def test_importing_a_downloaded_set_again_changes_nothing(client, ann, image):
+    name = "square.png" if image == PNG else "photo.jpg"
+    source = SimpleUploadedFile("Shapes.xml", quiz(image_question(name, image), TRUE_FALSE).encode())
+    apply_previewed(client, client.post(reverse("import_content"), {"files": [source]}).url)
+    question_set = QuestionSet.objects.get()
+    before = plain_data(question_set), list(MediaFile.objects.values_list("name", "sha256"))
+    downloaded = client.get(reverse("download_set", args=[question_set.pk, "moodle"]))
+    upload = SimpleUploadedFile("Shapes.xml", downloaded.content)  # the name the download has
+
+    staged = client.post(reverse("import_content"), {"files": [upload]})
+    assert "0 to add, 0 to change, 0 to remove, 2 unchanged" in client.get(staged.url).content.decode()
+    assert apply_previewed(client, staged.url).status_code == 302
+
+    assert (plain_data(question_set), list(MediaFile.objects.values_list("name", "sha256"))) == before
+    assert client.get(reverse("download_set", args=[question_set.pk, "moodle"])).content == downloaded.content
