@@ -1,7 +1,10 @@
 """Cloze notes in deck documents and CSV files: one card per number (`KEY-cN`), re-imported in
 place, written back once per note."""
 
+import re
+
 import pytest
+from django.core.management import CommandError
 
 from quiz.content.cloze import expand_cloze_items
 from quiz.content.documents import MAX_ITEMS, ContentError, ParsedCard
@@ -104,3 +107,55 @@ def test_too_many_cloze_cards_refuse_the_file_before_making_them():
 
     with pytest.raises(ContentError, match="more than"):
         expand_cloze_items(cards, "big.csv")
+
+
+def preview_page(client, text):
+    paste(client, text, name="capitals", format="csv")
+    response = client.get(preview_url())
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_the_import_preview_shows_each_cloze_card_blank_then_revealed(client, db):
+    client.force_login(make_user("ann"))
+
+    html = preview_page(client, "front,back\n" + f'"{NOTE}",Since 1913.\n' + "Paris?,France.\n")
+
+    assert "{{c" not in html
+    added = html[html.index('data-testid="preview-added"'):]
+    assert "[...] is the capital of Australia." in added and "Canberra is the capital of [...]." in added
+    questions = re.findall(r'data-testid="preview-question">(.*?)</dd>', html)
+    assert questions == ["[...] is the capital of Australia.", "Canberra is the capital of [...]."]
+    assert '<mark class="cloze">Canberra</mark> is the capital of Australia.' in html
+    assert 'Canberra is the capital of <mark class="cloze">Australia</mark>.' in html
+    assert "cloze 2" in html and "Since 1913." in html
+
+
+def test_a_reimport_lists_changed_and_removed_cloze_cards_by_their_question(client, db):
+    ann = make_user("ann")
+    client.force_login(ann)
+    preview_page(client, "front,back\n" + f'"{NOTE}",Since 1913.\n')
+    apply(client, skip=False)
+    for card in Card.objects.all():
+        scheduling.rate(user=ann, kind=MemoryState.Kind.CARD, item=card, rating=3, source="study")
+
+    html = preview_page(client, "front,back\n" + '"{{c1::Canberra}} is the capital of Oz.",Since 1913.\n')
+
+    assert "{{c" not in html
+    changed = html[html.index('data-testid="preview-changed"'):]
+    assert "<del>Australia.</del><ins>Oz.</ins>" in changed  # card 1's question: the other deletion's answer
+    assert "cannot remove “Canberra is the capital of [...].”" in html  # card 2, gone from the text, was studied
+
+
+def test_refusing_to_remove_a_studied_cloze_card_names_its_question(tmp_path, db):
+    path = write(tmp_path, "capitals.txt", deck_document(NOTE))
+    run_import(path)
+    scheduling.rate(user=make_user("learner"), kind=MemoryState.Kind.CARD, item=Card.objects.get(cloze=2), rating=3,
+                    source="study")
+    write(tmp_path, "capitals.txt", deck_document("{{c1::Canberra}} is the capital of Australia.").replace(
+        "Paris?\n\nFrance.\n\nLyon.\n\nParis.\n", ""))
+
+    with pytest.raises(CommandError) as refused:
+        run_import(path)
+
+    assert "'Canberra is the capital of [...].'" in str(refused.value) and "{{c" not in str(refused.value)

@@ -21,6 +21,7 @@ from django.db.models import Exists, OuterRef, Prefetch
 
 from ..models import AttemptSlot, Card, Choice, Deck, MemoryState, PoolQuestion, Question, QuestionSet, SourceDocument
 from ..models.kinds import TYPED, QuestionKind, weights_of
+from .cloze import cloze_back, cloze_front
 from .documents import CARD_PARTS, weight_text
 from .media import with_known_media
 from .sync import existing_container, match_items, removed_and_kept
@@ -112,32 +113,68 @@ def preview_document(document, *, owner):
     parts = _question_parts if quiz else _card_parts
     preview.state = _state(existing, rows, parts)
     _refuse_another_kind(preview, owner)
-    pairs, leftover = match_items(document, rows, text=(lambda item: item.stem) if quiz else (lambda item: item.front))
+    # Cards are matched as saving matches them (sync._save_cards): a cloze note's cards by their number too.
+    pairs, leftover = match_items(
+        document, rows, text=(lambda item: item.stem) if quiz else (lambda item: (item.front, item.cloze))
+    )
     for position, (parsed, row) in zip(document.positions(), pairs):
-        title = parsed.stem if quiz else parsed.front
+        title = _title(parsed, quiz)
         if row is None:
             preview.added.append(ItemPreview(parsed.line, title))
             _show(preview, parsed, "new")
             continue
-        changes = _changes(parts(row, from_row=True), parts(parsed, from_row=False), parsed.topics is None)
-        if changes:
-            preview.changed.append(ItemPreview(parsed.line, title, changes))
+        before, after = parts(row, from_row=True), parts(parsed, from_row=False)
+        changed = _changes(before, after, parsed.topics is None)
+        if not quiz and (changed or row.cloze != parsed.cloze):
+            changed = _card_changes(before, row.cloze, after, parsed.cloze, parsed.topics is None)
+        if changed:
+            preview.changed.append(ItemPreview(parsed.line, title, changed))
         else:
             preview.unchanged += 1
             preview.moved += row.position != position
-        _show(preview, parsed, "changed" if changes else "unchanged")
+        _show(preview, parsed, "changed" if changed else "unchanged")
     removed, kept = removed_and_kept(document, leftover)
-    preview.removed = [ItemPreview(None, row.stem if quiz else row.front) for row in removed]
-    preview.kept = [ItemPreview(None, row.stem if quiz else row.front) for row in kept]
+    preview.removed = [ItemPreview(None, _title(row, quiz)) for row in removed]
+    preview.kept = [ItemPreview(None, _title(row, quiz)) for row in kept]
     _refuse_removing_history(preview, removed, quiz)
     return preview
+
+
+def _title(item, quiz):
+    """An item as its lists name it: a question's stem, a card's front, a cloze card's question
+    (its deletion blank: a list never shows a note's markers, nor a card's own answer)."""
+    if quiz:
+        return item.stem
+    return item.front if item.cloze is None else cloze_front(item.front, item.cloze)
+
+
+def _card_changes(before, before_cloze, after, after_cloze, keeps_topics):
+    """The changes of a card whose text changed, as learners read it (`_shown_card`). A cloze
+    card whose note changed elsewhere (another deletion renumbered) reads the same: its
+    question is listed, unchanged, since saving still writes the note's new text."""
+    shown = _shown_card(after, after_cloze)
+    return _changes(_shown_card(before, before_cloze), shown, keeps_topics) or [
+        (label, [("same", text)]) for label, text in list(shown.items())[:1]
+    ]
+
+
+def _shown_card(parts, cloze):
+    """A card's parts (_card_parts) as the changes list shows them: a cloze card's front as its
+    question (its deletion blank) and its answer (the text with the deletion filled in), its
+    back as the extra shown with the answer."""
+    if cloze is None:
+        return parts
+    front, back = parts["Front"], parts["Back"]
+    rest = {label: text for label, text in parts.items() if label not in ("Front", "Back")}
+    return {"Question": cloze_front(front, cloze), "Answer": cloze_back(front, cloze, mark=("", "")), "Extra": back, **rest}
 
 
 def _show(preview, item, status):
     if len(preview.items) >= MAX_SHOWN_ITEMS:
         return
     if not preview.is_quiz:
-        preview.items.append(ShownItem(item.line, status, item))
+        kind = "" if item.cloze is None else f"cloze {item.cloze}"
+        preview.items.append(ShownItem(item.line, status, item, kind))
         return
     kind = QuestionKind(item.kind).label + (", partial credit" if item.partial_credit else "")
     preview.items.append(ShownItem(item.line, status, item, kind, shown_choices(item)))
@@ -194,7 +231,9 @@ def _refuse_removing_history(preview, leftover, quiz):
         )
     else:
         kept = Card.objects.filter(pk__in=pks).filter(Exists(MemoryState.objects.filter(card=OuterRef("pk"))))
-    for text in kept.order_by("position").values_list("stem" if quiz else "front", flat=True):
+    texts = kept.order_by("position").values_list("stem", flat=True) if quiz else (
+        front if cloze is None else cloze_front(front, cloze) for front, cloze in kept.order_by("position").values_list("front", "cloze"))
+    for text in texts:
         preview.refusals.append(f"cannot remove “{text[:80]}”: learners have answered or studied it (or it is in a question pool)")
 
 
@@ -235,12 +274,14 @@ def _card_parts(item, *, from_row):
 
 
 def _changes(before, after, keeps_topics):
-    """[(label, segments)] for each part whose text differs. A source that names no topics
-    leaves the row's topics as they are, so they are not a change."""
+    """[(label, segments)] for each part whose text differs (a part only one side has is empty
+    on the other: a card that became a cloze card). A source that names no topics leaves the
+    row's topics as they are, so they are not a change."""
+    labels = [*after, *(label for label in before if label not in after)]
     return [
-        (label, word_diff(before[label], after[label]))
-        for label in after
-        if before[label] != after[label] and not (label == "Topics" and keeps_topics)
+        (label, word_diff(before.get(label, ""), after.get(label, "")))
+        for label in labels
+        if before.get(label, "") != after.get(label, "") and not (label == "Topics" and keeps_topics)
     ]
 
 

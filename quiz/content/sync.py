@@ -20,6 +20,7 @@ from decimal import Decimal
 from django.db.models import Prefetch, ProtectedError
 
 from ..models import Card, Choice, Deck, Question, QuestionSet, SourceDocument, Topic
+from .cloze import cloze_front
 from .documents import CARD_PARTS, ContentError, ParsedDocument, shorten
 from .media import with_stored_media
 
@@ -190,9 +191,10 @@ def removed_and_kept(document, leftover):
     return ([], list(leftover)) if document.skipped else (list(leftover), [])
 
 
-def _warn_about_edited_history(document, outcome, pairs, model, noun, *, text):
+def _warn_about_edited_history(document, outcome, pairs, model, noun, *, text, shown=None):
     """An item matched by position whose text changed is an edit: the learners' history of the
-    old text now belongs to the new one. Say so for every such item that has history."""
+    old text now belongs to the new one. Say so for every such item that has history, naming
+    its old text as `shown` says (as learners read it), or as it is."""
     edited = {row.pk: (item, row) for item, row in pairs if row is not None and text(row) != text(item)}
     if not edited:
         return
@@ -202,13 +204,18 @@ def _warn_about_edited_history(document, outcome, pairs, model, noun, *, text):
     for pk in sorted(set(with_history.values_list("pk", flat=True))):
         item, row = edited[pk]
         outcome.warnings.append(
-            f"{document.file}:{item.line}: {noun} {row.key} was {shorten(text(row))!r}; its text changed, and "
+            f"{document.file}:{item.line}: {noun} {row.key} was {shorten((shown or text)(row))!r}; its text changed, and "
             "learners' answers and reviews of it now belong to the new text"
         )
 
 
 def _named(key, text):
     return f"{key} ({shorten(text)!r})"
+
+
+def _card_text(card):
+    """A card as messages name it: its front, or a cloze card's question (its deletion blank)."""
+    return card.front if card.cloze is None else cloze_front(card.front, card.cloze)
 
 
 class KeyChooser:
@@ -338,10 +345,10 @@ def _save_cards(document, deck):
     existing, retired_keys = _current_and_retired(deck.cards.prefetch_related("topics"))
     # A cloze note's cards share their texts: each is its note's text and its number.
     pairs, leftover = match_items(document, existing, text=lambda item: (item.front, item.cloze))
-    _warn_about_edited_history(document, outcome, pairs, Card, "card", text=lambda item: item.front)
+    _warn_about_edited_history(document, outcome, pairs, Card, "card", text=lambda item: item.front, shown=_card_text)
     removed, kept = removed_and_kept(document, leftover)
     for card in removed:
-        _delete(document.file, card, f"cannot remove card {_named(card.key, card.front)}: learners have studied it")
+        _delete(document.file, card, f"cannot remove card {_named(card.key, _card_text(card))}: learners have studied it")
         outcome.deleted += 1
     keys = KeyChooser([*(row.key for _, row in pairs if row is not None), *(row.key for row in kept), *retired_keys])
     for position, (parsed, card) in zip(document.positions(), pairs):
