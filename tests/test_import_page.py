@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from quiz.models import Card, Deck, PendingImport, Question, QuestionSet, Visibility
 from tests.class_factories import make_instructor
-from tests.factories import make_user
+from tests.factories import make_deck, make_question_set, make_user
 
 SAMPLES = Path(__file__).parent / "samples"
 GIFT = (SAMPLES / "networking.gift").read_text(encoding="utf-8")
@@ -184,6 +184,22 @@ def test_an_owner_downloads_their_set_in_every_format_and_it_reads_back(client, 
         assert response["Content-Disposition"].startswith("attachment; filename=")
         documents, _ = parse_document(response.content, "download", format)
         assert [len(document.items) for document in documents] == [10], format
+
+
+DOWNLOAD_LINK = re.compile(r'data-testid="download-(\w+)">([^<]*)</a>')
+
+
+def test_the_download_menus_name_every_format_as_people_do(client, ann):
+    make_question_set("Mine", owner=ann)
+    deck = make_deck("My deck", owner=ann)
+    set_menu = [
+        ("json", "JSON"), ("quiz", "Quiz document"), ("gift", "Moodle GIFT"), ("aiken", "Aiken"), ("csv", "CSV"),
+        ("moodle", "Moodle XML"),
+    ]
+    deck_menu = [("json", "JSON"), ("deck", "Deck document"), ("csv", "CSV"), ("anki", "Anki plain text")]
+
+    assert DOWNLOAD_LINK.findall(client.get(reverse("library")).content.decode()) == set_menu + deck_menu
+    assert DOWNLOAD_LINK.findall(client.get(reverse("deck", args=[deck.pk])).content.decode()) == deck_menu
 
 
 def test_a_learner_cannot_download_the_answer_key_of_a_set_they_do_not_own(client, ann):

@@ -8,7 +8,9 @@ format's writer lives next to its parser and works on the plain data built here.
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from django.db.models import prefetch_related_objects
 
@@ -68,21 +70,29 @@ class ExportedFile:
     text: str
 
 
-# The formats each kind can be written in: {format: (file extension, writer)}. The names are
-# the import_questions --format names, so an export can be read back with the same one.
+class ExportFormat(NamedTuple):
+    """A format a set or deck can be written in."""
+
+    label: str  # as the download menu names it
+    extension: str
+    write: Callable
+
+
+# The formats each kind can be written in, in the download menu's order. The keys are the
+# import_questions --format names, so an export can be read back with the same one.
 SET_FORMATS = {
-    "json": ("json", lambda data: _json_text({"question_sets": [data], "decks": []})),
-    "quiz": ("txt", write_quiz),
-    "gift": ("gift", write_gift),
-    "aiken": ("txt", write_aiken),
-    "csv": ("csv", write_questions_table),
-    "moodle": ("xml", write_moodle_xml),
+    "json": ExportFormat("JSON", "json", lambda data: _json_text({"question_sets": [data], "decks": []})),
+    "quiz": ExportFormat("Quiz document", "txt", write_quiz),
+    "gift": ExportFormat("Moodle GIFT", "gift", write_gift),
+    "aiken": ExportFormat("Aiken", "txt", write_aiken),
+    "csv": ExportFormat("CSV", "csv", write_questions_table),
+    "moodle": ExportFormat("Moodle XML", "xml", write_moodle_xml),
 }
 DECK_FORMATS = {
-    "json": ("json", lambda data: _json_text({"question_sets": [], "decks": [data]})),
-    "deck": ("txt", write_deck),
-    "csv": ("csv", write_cards_table),
-    "anki": ("txt", write_anki),
+    "json": ExportFormat("JSON", "json", lambda data: _json_text({"question_sets": [], "decks": [data]})),
+    "deck": ExportFormat("Deck document", "txt", write_deck),
+    "csv": ExportFormat("CSV", "csv", write_cards_table),
+    "anki": ExportFormat("Anki plain text", "txt", write_anki),
 }
 
 
@@ -91,13 +101,18 @@ def formats_for(container):
     return SET_FORMATS if isinstance(container, QuestionSet) else DECK_FORMATS
 
 
+def download_choices(formats):
+    """[(format, label)] of SET_FORMATS or DECK_FORMATS, as a download menu lists them."""
+    return [(name, written_as.label) for name, written_as in formats.items()]
+
+
 def export_one(container, format, *, myths_left_out=()):
     """One QuestionSet or Deck in `format` (a key of formats_for(container)), as an ExportedFile.
 
     Who may export what is the caller's business (`myths_left_out`: the ids of the deck's cards
     written without their misconception and its correction). Raises ExportError for content the
     format cannot write so that it reads back as it is, and KeyError for a format of the other kind."""
-    extension, write = formats_for(container)[format]
+    _, extension, write = formats_for(container)[format]
     if isinstance(container, QuestionSet):
         prefetch_related_objects([container], "source", "questions__choices", "questions__topics")
         data = _export_question_set(container)

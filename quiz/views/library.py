@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from quiz.content.documents import ContentError
-from quiz.content.export import DECK_FORMATS, SET_FORMATS
+from quiz.content.export import DECK_FORMATS, SET_FORMATS, download_choices
 from quiz.content.pending import apply_pending, open_imports, preview_pending, reviews_to_import, stage_import
 from quiz.content.reading import decode_for_display
 from quiz.editor.forms import ImportForm, VisibilityForm
@@ -32,8 +32,8 @@ def library(request):
         "question_sets": QuestionSet.objects.owned_by(user).with_progress_for(user),
         "decks": Deck.objects.owned_by(user).with_counts_for(user),
         "visibility_form": VisibilityForm(user=user),
-        "set_formats": list(SET_FORMATS),
-        "deck_formats": list(DECK_FORMATS),
+        "set_formats": download_choices(SET_FORMATS),
+        "deck_formats": download_choices(DECK_FORMATS),
     }
     return render(request, "library/library.html", context)
 

@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from quiz.content.export import DECK_FORMATS
+from quiz.content.export import DECK_FORMATS, download_choices
 from quiz.forms import DrillAnswerForm, RatingForm, ReviewAnswerForm, id_from_form
 from quiz.lib.durations import short_interval
 from quiz.lib.http import render_page, safe_next
@@ -48,7 +48,8 @@ Source = ReviewLog.Source
 def deck(request, deck_id):
     deck = get_object_or_404(Deck.objects.visible_to(request.user).with_counts_for(request.user), pk=deck_id)
     cards = Paginator(deck.cards.current().order_by("position"), settings.QUIZ_PAGE_SIZE).get_page(request.GET.get("page"))
-    return render(request, "quiz/deck.html", {"deck": deck, "page": cards, "deck_formats": list(DECK_FORMATS)})
+    context = {"deck": deck, "page": cards, "deck_formats": download_choices(DECK_FORMATS)}
+    return render(request, "quiz/deck.html", context)
 
 
 @require_http_methods(["GET", "POST"])
