@@ -9,6 +9,7 @@ from django.core.management import CommandError
 from quiz.content.cloze import expand_cloze_items
 from quiz.content.documents import MAX_ITEMS, ContentError, ParsedCard
 from quiz.content.export import export_one
+from quiz.content.reading import parse_document
 from quiz.models import Card, Deck, MemoryState
 from quiz.study import scheduling
 from tests.factories import make_user
@@ -87,7 +88,7 @@ def test_a_csv_with_a_cloze_note_imports_one_card_per_number(tmp_path, db):
         ("c1-c1", 1), ("c1-c2", 2), ("c2", None)]
 
 
-@pytest.mark.parametrize("format, extension", [("deck", "txt"), ("csv", "csv")])
+@pytest.mark.parametrize("format, extension", [("deck", "txt"), ("csv", "csv"), ("anki", "txt")])
 def test_an_exported_deck_writes_each_note_once_and_reads_back_the_same_cards(tmp_path, db, format, extension):
     run_import(write(tmp_path, "capitals.txt", deck_document(NOTE_3)))
 
@@ -159,3 +160,64 @@ def test_refusing_to_remove_a_studied_cloze_card_names_its_question(tmp_path, db
         run_import(path)
 
     assert "'Canberra is the capital of [...].'" in str(refused.value) and "{{c" not in str(refused.value)
+
+
+def test_the_anki_export_writes_each_cloze_note_once_as_anki_writes_a_cloze_note(tmp_path, db):
+    run_import(write(tmp_path, "capitals.txt", deck_document(NOTE_3)))
+
+    text = export_one(Deck.objects.get(), "anki").text
+
+    assert text.splitlines() == [
+        "#separator:tab", "#html:false", "#notetype column:1", "#deck:Capitals", "#tags column:4",
+        f"Cloze\t{NOTE_3}\tSince 1913.\t",
+        "Basic\tParis?\tFrance.\t",
+    ]
+
+
+def test_an_anki_export_read_back_into_its_deck_keeps_each_cloze_card_and_its_memory(tmp_path, db):
+    path = write(tmp_path, "capitals.txt", deck_document(NOTE_3))
+    run_import(path)
+    learner = make_user("learner")
+    for card in Card.objects.all():
+        scheduling.rate(user=learner, kind=MemoryState.Kind.CARD, item=card, rating=3, source="study")
+    before = set(Card.objects.values_list("pk", "cloze", "front", "back"))
+
+    first = export_one(Deck.objects.get(), "anki").text
+    write(tmp_path, "capitals.txt", first)
+    run_import(path)
+
+    assert set(Card.objects.values_list("pk", "cloze", "front", "back")) == before
+    assert MemoryState.objects.filter(user=learner).count() == 4
+    # The same notes again (the title is the file's name now, as for any Anki file).
+    assert export_one(Deck.objects.get(), "anki").text == first.replace("#deck:Capitals", "#deck:capitals")
+
+
+def test_an_anki_cloze_note_may_leave_its_back_extra_empty_but_a_basic_note_needs_its_back():
+    text = "#separator:tab\n#html:true\n#notetype:Cloze\n{{c1::Canberra}} is the capital of {{c2::Australia}}.\t<br>\n"
+
+    [document], _ = parse_document(text.encode(), "capitals.txt", "anki")
+
+    assert [(card.key, card.cloze, card.back) for card in document.items] == [("c1-c1", 1, ""), ("c1-c2", 2, "")]
+    assert "the back is empty" in str(refusal_of("#separator:tab\n#notetype:Basic\nParis?\t\n"))
+
+
+def refusal_of(text):
+    with pytest.raises(ContentError) as refused:
+        parse_document(text.encode(), "capitals.txt", "anki")
+    return refused.value
+
+
+def test_ankis_own_export_of_a_cloze_note_keys_each_card_by_its_guid_and_number(tmp_path, db):
+    def anki_file(text):
+        return ("#separator:tab\n#html:true\n#guid column:1\n#notetype column:2\n#tags column:5\n"
+                f"f;L2kq*nm{{3\tCloze\t{text}\t\tgeo\nq)8Jh|Vx2e\tBasic\tParis?\tFrance.\tgeo\n")
+    path = write(tmp_path, "capitals.txt", anki_file(NOTE))
+    run_import(path)
+    before = dict(Card.objects.values_list("key", "pk"))
+
+    write(tmp_path, "capitals.txt", anki_file(NOTE.replace("Canberra}}", "Canberra::a city}}")))
+    run_import(path)
+
+    assert before.keys() == {"f;L2kq*nm{3-c1", "f;L2kq*nm{3-c2", "q)8Jh|Vx2e"}
+    assert dict(Card.objects.values_list("key", "pk")) == before
+    assert Card.objects.get(cloze=1).front == NOTE.replace("Canberra}}", "Canberra::a city}}")

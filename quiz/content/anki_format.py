@@ -17,6 +17,11 @@ fields (a note type with more than two) are ignored with a warning. Tags, separa
 spaces, become topics. With a `guid column`, the guid is the card's identity, so a card whose
 front was edited in Anki still updates its row. Anki cards have no misconception: they are
 studied, never drilled as "Myth or fact?". Pure: no database.
+
+A note whose first field has cloze deletions (`{{c1::...}}`, Anki's Cloze note: Text, then
+Back Extra, which may be empty) is one card per number (cloze.py), keyed `KEY-cN`, as in deck
+documents and CSV files. The deletions decide, not the note type's name: a collection names
+its note types as it likes (and in its own language), and Anki's Basic shows no deletion.
 """
 
 import csv
@@ -25,6 +30,7 @@ import io
 import re
 
 from ..models import Markup, SourceDocument
+from .cloze import cloze_notes, cloze_numbers, expand_cloze_items
 from .documents import (
     MAX_KEY,
     ContentError,
@@ -75,6 +81,7 @@ def parse_anki(text, file, checksum):
     notes = _Notes(headers, separator, rows, file)
     cards, skipped = problems.items(notes.card, [(line, row, number) for number, (line, row) in enumerate(rows, start=1)])
     _refuse_repeated_guids(cards, file, problems)
+    cards, skipped = expand_cloze_items(cards, file, skipped)
     title, name = problems.collect(title_from_file_name, file), problems.collect(source_file_name, file)
     document = ParsedDocument(
         file, SourceDocument.Kind.DECK, title, name, checksum, cards, keys_are_identities=notes.guid is not None,
@@ -146,8 +153,10 @@ class _Notes:
         return None
 
     def card(self, line, row, number):
-        fields = self._fields(row, line)
-        front, back = (self._text(field, line, name) for field, name in zip(fields, ("front", "back")))
+        front_field, back_field = self._fields(row, line)[:2]
+        front = self._text(front_field, line, "front")
+        # A cloze note's Back Extra may be empty: its cards' answers are in the text.
+        back = self._text(back_field, line, "back", required=not cloze_numbers(front))
         key = f"c{number}"
         if self.guid:
             key = _cell(row, self.guid).strip()
@@ -166,11 +175,13 @@ class _Notes:
                                  "(front and back) are imported")
         return fields + [""] * (2 - len(fields))
 
-    def _text(self, field, line, name):
+    def _text(self, field, line, name, required=True):
         """The field as written (HTML stays HTML); empty when it shows no words (`<br>` alone)."""
         text = field.strip()
         if not (html_to_text(text) if self.is_html else text):
-            raise ContentError(self.file, line, f"the {name} is empty")
+            if required:
+                raise ContentError(self.file, line, f"the {name} is empty")
+            return ""
         return check_text(text, self.file, line, f"the {name}")
 
     def _topics(self, row, line):
@@ -194,7 +205,7 @@ def _refuse_repeated_guids(cards, file, problems):
 
 def write_anki(deck):
     """An Anki plain-text file of a deck (export.py's plain data) that parse_anki reads back as
-    it is, and Anki imports as Basic notes into a deck of the same title.
+    it is, and Anki imports as Basic notes (and Cloze notes) into a deck of the same title.
 
     Fields are plain text (`#html:false`), or HTML (`#html:true`) when a card is written in
     HTML: then the plain cards are written as HTML too (escaped, line breaks as <br>), since
@@ -203,21 +214,34 @@ def write_anki(deck):
     tab, a quote or a line break. Topics are tags, which cannot hold spaces: a space becomes
     `_`, Anki's habit. No guid column: the card keys (`c1`, `c2`) are unique in one deck but
     not in an Anki collection, where a guid names one note, so cards are matched by text as in
-    CSV. Anki notes have no misconception or correction: they are left out."""
-    if markdown := next((card for card in deck["cards"] if card.get("markup") == Markup.MARKDOWN), None):
+    CSV. Anki notes have no misconception or correction: they are left out.
+
+    A deck with cloze cards is written as Anki writes notes of several types: a notetype
+    column first (`#notetype column:1`), `Basic` (Front, Back) or `Cloze` (Text, Back Extra)
+    on each row, and each cloze note once, its text with its markers, since reading it back
+    (here or in Anki) makes its cards again, one per number. A deck without any keeps the one
+    `#notetype:Basic` header."""
+    cards = deck["cards"]
+    if markdown := next((card for card in cards if card.get("markup") == Markup.MARKDOWN), None):
         raise ExportError(f"the card {shorten(one_line(markdown['front']))!r} is written in Markdown, which Anki does "
                           "not read; export as JSON, CSV or a deck document")
-    is_html = any(card.get("markup") == Markup.HTML for card in deck["cards"])
+    is_html = any(card.get("markup") == Markup.HTML for card in cards)
+    has_cloze = any(card.get("cloze") is not None for card in cards)
+    notetype = ["notetype column:1"] if has_cloze else ["notetype:Basic"]
+    headers = ["separator:tab", f"html:{str(is_html).lower()}", *notetype, f"deck:{one_line(deck['title'])}",
+               f"tags column:{4 if has_cloze else 3}"]
     out = io.StringIO()
-    headers = ["separator:tab", f"html:{str(is_html).lower()}", "notetype:Basic", f"deck:{one_line(deck['title'])}", "tags column:3"]
     out.writelines(f"#{header}\n" for header in headers)
     plain, quoted = (csv.writer(out, delimiter="\t", lineterminator="\n", quoting=how)
                      for how in (csv.QUOTE_MINIMAL, csv.QUOTE_ALL))
-    for card in deck["cards"]:
+    for card in cloze_notes(cards):
         front, back = (_field(card, part, is_html) for part in ("front", "back"))
         tags = " ".join(dict.fromkeys("_".join(topic.split()) for topic in card.get("topics") or []))
-        # A front starting with `#` would read as one more `#key:value` header line.
-        (quoted if front.startswith("#") else plain).writerow([front, back, tags])
+        row = [front, back, tags]
+        if has_cloze:
+            row.insert(0, "Basic" if card.get("cloze") is None else "Cloze")
+        # A first cell starting with `#` would read as one more `#key:value` header line.
+        (quoted if row[0].startswith("#") else plain).writerow(row)
     return out.getvalue()
 
 
