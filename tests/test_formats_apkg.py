@@ -475,3 +475,64 @@ def test_the_preview_asks_before_bringing_the_anki_history_and_apply_honours_the
         assert f"Imported {ReviewLog.objects.filter(user=user).count()} review" in applied.content.decode()
     else:
         assert not ReviewLog.objects.filter(user=user).exists() and not MemoryState.objects.filter(user=user).exists()
+
+
+# --- Packages larger than a text file --------------------------------------------------------------
+
+def noise_png(seed):
+    """A PNG that does not compress (about 4 MB), as a photo in a shared deck."""
+    import random
+
+    pixels = random.Random(seed).randbytes(1150 * 1150 * 3)
+    out = io.BytesIO()
+    Image.frombytes("RGB", (1150, 1150), pixels).save(out, "PNG")
+    return out.getvalue()
+
+
+def package_with_photos(tmp_path):
+    deck = genanki.Deck(2059400111, "Photos")
+    paths = []
+    for seed in (1, 2):
+        path = tmp_path / f"photo{seed}.png"
+        path.write_bytes(noise_png(seed))
+        paths.append(str(path))
+        deck.add_note(genanki.Note(genanki.BASIC_MODEL, [f'Which rack? <img src="photo{seed}.png">', f"Rack {seed}"],
+                                   guid=f"photo-{seed}"))
+    package = tmp_path / "photos.apkg"
+    genanki.Package(deck, media_files=paths).write_to_file(str(package))
+    return package.read_bytes()
+
+
+def test_a_package_with_photos_larger_than_a_text_file_may_be_imported(tmp_path, learner):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    data = package_with_photos(tmp_path)
+    assert len(data) > 5_000_000  # more than any text format may be
+    client = Client()
+    client.force_login(learner)
+
+    response = client.post(reverse("import_content"), {"files": [SimpleUploadedFile("photos.apkg", data)]})
+    assert response.status_code == 302, response.content.decode()[:2000]
+    page = client.get(response.url).content.decode()
+    assert len(re.findall(r'<img src="/media/[0-9a-f]{24}\.png"', page)) == 2  # shown before Apply
+
+    text = SimpleUploadedFile("big.txt", b"Q: " + b"x" * 5_000_001)
+    refused = client.post(reverse("import_content"), {"files": [text]}).content.decode()
+    assert "big.txt: file is larger than 5 MB, the most a file may be." in refused
+
+
+def test_a_package_past_the_site_s_limit_is_refused_with_a_message(tmp_path, learner, settings):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    settings.MAX_PACKAGE_BYTES = 6_000_000
+    data = package_with_photos(tmp_path)
+    client = Client()
+    client.force_login(learner)
+
+    response = client.post(reverse("import_content"), {"files": [SimpleUploadedFile("photos.apkg", data)]})
+
+    assert response.status_code == 200
+    assert "photos.apkg: file is larger than 6 MB, the most an Anki package may be." in response.content.decode()
+    assert not PendingImport.objects.exists()
+    with pytest.raises(ContentError, match="larger than 6 MB, the most an Anki package may be"):
+        parse_document(data, "photos.apkg")

@@ -64,6 +64,7 @@ from .documents import (
     MAX_TEXT,
     MAX_TITLE,
     MAX_TOPIC,
+    PACKAGE_MAGIC,
     UNSTORABLE,
     ContentError,
     ParsedCard,
@@ -74,7 +75,7 @@ from .documents import (
 )
 
 COLLECTIONS = ("collection.anki21b", "collection.anki21", "collection.anki2")
-ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+ZIP_MAGIC = PACKAGE_MAGIC
 # What a package may unpack to, in all: far beyond a deck's text and images, small enough for a
 # temporary folder. Checked on the zip's members, then on the folder Anki's backend fills.
 MAX_UNPACKED_BYTES = 200_000_000

@@ -12,6 +12,8 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from pathlib import Path
 
+from django.conf import settings
+
 from ..models import Question, SourceDocument, Topic
 from ..models.kinds import QuestionKind, kind_problem, weights_of
 
@@ -26,6 +28,25 @@ MAX_TEXT = 10_000
 # Whole documents: far beyond any course's content, small enough that one file cannot
 # fill the server's memory or hold the import transaction for minutes.
 MAX_FILE_BYTES = 5_000_000
+# An Anki package carries its images and sounds: shared decks are often tens of megabytes. Its
+# content is bounded again when unpacked (apkg_format), so only its size on upload is larger.
+PACKAGE_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # a zip file, which every Anki package is
+
+
+def max_file_bytes(head):
+    """The largest file accepted, told by its first bytes `head`: a package may be larger."""
+    return settings.MAX_PACKAGE_BYTES if head[:4] in PACKAGE_MAGIC else MAX_FILE_BYTES
+
+
+def file_too_large(file, size, head):
+    """The ContentError for a file of `size` bytes beginning with `head`, or None."""
+    limit = max_file_bytes(head)
+    if size <= limit:
+        return None
+    kind = "an Anki package" if limit != MAX_FILE_BYTES else "a file"
+    return ContentError(file, None, f"file is larger than {limit // 1_000_000} MB, the most {kind} may be")
+
+
 MAX_ITEMS = 5_000
 # Problems reported at once: enough to fix a file in one pass, few enough to read.
 MAX_PROBLEMS = 100

@@ -19,7 +19,7 @@ from .aiken_format import looks_like_aiken, parse_aiken
 from .anki_format import looks_like_anki, parse_anki
 from .apkg_format import looks_like_package, parse_package
 from .deck_format import parse_deck
-from .documents import MAX_FILE_BYTES, ContentError, Problems, SkippedItems, check_item_count
+from .documents import ContentError, Problems, SkippedItems, check_item_count, file_too_large
 from .gift_format import looks_like_gift, parse_gift
 from .json_format import parse_export
 from .media import check_media
@@ -34,8 +34,9 @@ def read_document(path, format=None):
     `format` (one of FORMATS) skips recognising the format by content."""
     file = str(path)
     try:
-        if Path(path).stat().st_size > MAX_FILE_BYTES:
-            raise ContentError(file, None, f"file is larger than {MAX_FILE_BYTES // 1_000_000} MB")
+        with open(path, "rb") as opened:
+            if too_large := file_too_large(file, Path(path).stat().st_size, opened.read(4)):
+                raise too_large
         data = Path(path).read_bytes()
     except OSError as error:
         raise ContentError(file, None, f"cannot read file: {error.strerror or error}") from error
@@ -45,8 +46,8 @@ def read_document(path, format=None):
 def parse_document(data, file, format=None):
     """As read_document, from a document's bytes; `file` names it in warnings and errors. Raises
     SkippedItems (a ContentError) when only items that stand on their own are wrong."""
-    if len(data) > MAX_FILE_BYTES:
-        raise ContentError(file, None, f"file is larger than {MAX_FILE_BYTES // 1_000_000} MB")
+    if too_large := file_too_large(file, len(data), data[:4]):
+        raise too_large
     if format is not None and format not in FORMATS:
         raise ContentError(file, None, f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
     if format == "apkg" or (format is None and looks_like_package(data)):

@@ -16,9 +16,10 @@ from decimal import Decimal
 from pathlib import Path
 
 from django import forms
+from django.conf import settings
 
 from quiz.content.cloze import cloze_numbers
-from quiz.content.documents import MAX_FILE_BYTES, MAX_TEXT, ContentError, topic_names
+from quiz.content.documents import MAX_FILE_BYTES, MAX_TEXT, ContentError, file_too_large, topic_names
 from quiz.content.markup import render, render_cloze, render_inline
 from quiz.models import Markup, Visibility
 from quiz.models.kinds import (
@@ -461,8 +462,12 @@ class ImportForm(forms.Form):
         if len(uploads) > self.MAX_FILES:
             raise forms.ValidationError(f"At most {self.MAX_FILES} files at once.")
         for upload in uploads:
-            if upload.size > MAX_FILE_BYTES:
-                raise forms.ValidationError(f"{upload.name} is larger than {MAX_FILE_BYTES // 1_000_000} MB.")
+            head = upload.read(4)
+            upload.seek(0)
+            if too_large := file_too_large(upload.name, upload.size, head):
+                raise forms.ValidationError(f"{too_large}.")
+        if sum(upload.size for upload in uploads) > settings.MAX_PACKAGE_BYTES:
+            raise forms.ValidationError(f"At most {settings.MAX_PACKAGE_BYTES // 1_000_000} MB in all at once.")
         return uploads
 
     def clean_text(self):
