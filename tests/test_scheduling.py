@@ -291,6 +291,26 @@ def test_rating_in_bulk_gives_exactly_what_rating_one_by_one_gives(learner, othe
     assert logs(learner) == logs(other_learner) and len(logs(learner)) == 6
 
 
+def test_rating_a_new_item_twice_in_bulk_never_waits_on_fsrs(learner, monkeypatch):
+    """fsrs makes a card without an id from the clock and sleeps a millisecond to keep ids unique:
+    a memory made earlier in the same bulk (no pk yet) once cost that per rating, 100 s for an
+    Anki history of 100,000 reviews."""
+    import fsrs.card
+
+    def sleep(seconds):
+        raise AssertionError("fsrs slept for a card id")
+
+    monkeypatch.setattr(fsrs.card.time, "sleep", sleep)
+    question = make_question_set(questions=1).questions.get()
+    with transaction.atomic():
+        bulk.rate_in_bulk(kind=Kind.QUESTION, now=NOW, ratings=[
+            (learner.pk, question.pk, {"rating": rating, "source": ReviewLog.Source.QUIZ})
+            for rating in (Rating.GOOD, Rating.AGAIN, Rating.GOOD)
+        ])
+
+    assert MemoryState.objects.get(user=learner, question=question).reps == 3
+
+
 def test_thousands_of_ratings_in_bulk_are_stored_within_the_databases_parameter_limit(learner):
     # PostgreSQL with server-side parameters takes 65,535 a statement: one UPDATE of 3,700
     # memories (18 fields' parameters each) would be refused; Django batches only for SQLite.

@@ -57,7 +57,7 @@ def to_fsrs(memory, now):
     if memory is None or memory.last_review is None:
         return FsrsCard(card_id=0, due=now)
     return FsrsCard(
-        card_id=memory.pk,
+        card_id=memory.pk or 0,  # a row made earlier in the same bulk has no pk yet
         state=State(memory.phase),
         step=memory.step,
         stability=memory.stability,
