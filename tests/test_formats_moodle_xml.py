@@ -1110,17 +1110,10 @@ def test_an_exported_set_carries_the_images_its_texts_show_and_they_read_back(tm
     assert document.items[0].stem == f'<img src="media:{image.name}" alt="An image">'
 
 
-# Importing cleans every image again from its pixels and knows a set's images by the digest of
-# the cleaned bytes; a JPEG's cleaned bytes, cleaned again, differ (JPEG is lossy), so the set's
-# own photo is not recognised: stored again under a new name, the texts renamed to it, while the
-# preview, which finds no stored image either, says unchanged.
-KNOWN_BY_CLEANED_BYTES_ONLY = pytest.mark.xfail(strict=True, reason=(
-    "quiz/content/media.py must also know an image by the digest of its bytes as carried "
-    "(store_image, with_known_media): an exported image's bytes are exactly the stored ones"))
-
-
+# A JPEG cleaned again gives other bytes (JPEG is lossy): the set's own photo is known by its bytes
+# as carried, which are exactly the stored ones, or it would be stored again under a new name.
 @pytest.mark.parametrize("image", [
-    pytest.param(PNG, id="png"), pytest.param(photo(), id="jpeg photo", marks=KNOWN_BY_CLEANED_BYTES_ONLY),
+    pytest.param(PNG, id="png"), pytest.param(photo(), id="jpeg photo"),
 ])
 def test_importing_a_downloaded_set_again_changes_nothing(client, ann, image):
     name = "square.png" if image == PNG else "photo.jpg"

@@ -342,11 +342,16 @@ def save_image(container, data, alt, *, name="image"):
     return store_image(container, check_image(data, file=name, line=None, name=name), alt)
 
 
-def store_image(container, image, alt):
-    """Store a checked ImageInfo as an image of `container`, once per set or deck."""
+def store_image(container, image, alt, *, carried_sha256=None):
+    """Store a checked ImageInfo as an image of `container`, once per set or deck.
+
+    `carried_sha256`: the digest of the bytes the image came as. Bytes that are exactly a stored
+    image's (an exported file imported again) are that image: cleaning them again would give
+    other bytes for a JPEG or a lossy WebP (each encoding loses a little), so the cleaned digest
+    alone would store the picture again under a new name."""
     owner = {"question_set" if isinstance(container, QuestionSet) else "deck": container}
     alt = " ".join(alt.split())[: MediaFile._meta.get_field("alt").max_length]
-    if existing := MediaFile.objects.filter(**owner, sha256=image.sha256).order_by("pk").first():
+    if existing := _stored_as(owner, carried_sha256, image.sha256):
         if alt and not existing.alt:
             existing.alt = alt
             existing.save(update_fields=["alt"])
@@ -366,6 +371,15 @@ def store_image(container, image, alt):
     return media
 
 
+def _stored_as(owner, carried_sha256, cleaned_sha256):
+    """The stored image with exactly the carried bytes, else the first with the cleaned ones."""
+    digests = [digest for digest in (carried_sha256, cleaned_sha256) if digest]
+    found = {}
+    for media in MediaFile.objects.filter(**owner, sha256__in=digests).order_by("-pk"):
+        found[media.sha256] = media  # the first stored of each digest
+    return next((found[digest] for digest in digests if digest in found), None)
+
+
 def save_document_media(container, document):
     """Store the images `document`'s items show as images of `container`: {the document's file
     name: the stored name}. An image no item shows is not stored."""
@@ -379,7 +393,9 @@ def save_document_media(container, document):
     for name in shown:
         media = carried[name]
         image = check_image(media.data, file=document.file, line=media.line, name=name)
-        mapping[name] = store_image(container, image, media.alt or alts.get(name, "")).name
+        as_carried = hashlib.sha256(media.data).hexdigest()
+        alt = media.alt or alts.get(name, "")
+        mapping[name] = store_image(container, image, alt, carried_sha256=as_carried).name
     return mapping
 
 
@@ -398,12 +414,17 @@ def with_known_media(container, document):
     if container is None or not document.media:
         return document
     owner = {"question_set" if isinstance(container, QuestionSet) else "deck": container}
+    # As saving finds them (_stored_as): by the bytes as carried, else by the cleaned bytes.
     digests = {
-        media.file_name: digest for media in document.media
-        if (digest := _verdict(media.data, document.file, media.line, media.file_name)[1])
+        media.file_name: (hashlib.sha256(media.data).hexdigest(), cleaned) for media in document.media
+        if (cleaned := _verdict(media.data, document.file, media.line, media.file_name)[1])
     }
-    stored = dict(MediaFile.objects.filter(**owner, sha256__in=digests.values()).order_by("-pk").values_list("sha256", "name"))
-    mapping = {name: stored[digest] for name, digest in digests.items() if digest in stored}
+    wanted = {digest for pair in digests.values() for digest in pair}
+    stored = dict(MediaFile.objects.filter(**owner, sha256__in=wanted).order_by("-pk").values_list("sha256", "name"))
+    mapping = {
+        name: stored[carried] if carried in stored else stored[cleaned]
+        for name, (carried, cleaned) in digests.items() if carried in stored or cleaned in stored
+    }
     if not mapping:
         return document
     return dataclasses.replace(document, items=[rewrite_item_media(item, mapping) for item in document.items])
