@@ -99,6 +99,7 @@ urlpatterns = [
         path("", library.library, name="library"),
         path("import/", library.import_content, name="import_content"),
         path("import/<int:pending_id>/", library.import_preview, name="import_preview"),
+        path("import/anki-history/", library.import_history, name="import_history"),
         path("preview/", editor.preview_item, name="preview_item"),
         path("sets/<int:pk>/sharing/", library.share, {"kind": "sets"}, name="share_set"),
         path("decks/<int:pk>/sharing/", library.share, {"kind": "decks"}, name="share_deck"),

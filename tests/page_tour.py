@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from quiz.accounts.reminders import unsubscribe_token
 from quiz.content.pending import stage_import
-from quiz.models import AssignmentOverride, MemoryState, ReviewLog
+from quiz.models import AssignmentOverride, HistoryImport, MemoryState, ReviewLog
 from quiz.study import scheduling
 from quiz.study.answers import submit_answer
 from quiz.study.mock_exam import Choices, start_mock_exam
@@ -79,6 +79,7 @@ PAGES = {
     "library": ("learner", lambda w: reverse("library")),
     "import_content": ("learner", lambda w: reverse("import_content")),
     "import_preview": ("learner", lambda w: reverse("import_preview", args=[w["pending_import"].pk])),
+    "import_history": ("learner", lambda w: reverse("import_history")),
     "edit_set": ("learner", lambda w: reverse("edit_set", args=[w["own_set"].pk])),
     "new_question": ("learner", lambda w: reverse("new_question", args=[w["own_set"].pk])),
     "delete_set": ("learner", lambda w: reverse("delete_set", args=[w["own_set"].pk])),
@@ -206,6 +207,9 @@ def build_world():
     mock_exam, _ = start_mock_exam(user=learner, choices=Choices(8, 30, 70), now=now)
     answer_all(mock_exam, right=5)
     mock_exam.finish()
+    # An Anki history imported into the learner's own deck, finished an hour ago.
+    HistoryImport.objects.create(owner=learner, deck=own_deck, total=1250, cards=40, added=1200, already=50,
+                                 created_at=now - timedelta(hours=1), finished_at=now - timedelta(hours=1))
     return {
         "deferred": deferred, "mock_exam": mock_exam,
         "learner": learner, "instructor": instructor, "classroom": classroom, "other_class": other_class,

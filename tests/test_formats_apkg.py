@@ -17,11 +17,17 @@ from django.urls import reverse
 from django.utils import timezone
 from PIL import Image
 
-from quiz.content import ContentError, apkg_format, parse_document
+from quiz.content import ContentError, apkg_format, apkg_history, parse_document
 from quiz.content.apkg_format import parse_apkg, review_history
-from quiz.content.apkg_history import import_package_reviews, import_review_history, reviews_in
+from quiz.content.apkg_history import (
+    history_counts,
+    import_history_step,
+    import_review_history,
+    reviews_in,
+    start_history_imports,
+)
 from quiz.content.importing import import_parsed
-from quiz.models import Card, Deck, MemoryState, PendingImport, ReviewLog
+from quiz.models import Card, Deck, HistoryImport, MemoryState, PendingImport, ReviewLog
 from quiz.study import scheduling
 from quiz.study.bulk import replay
 from tests.factories import make_user
@@ -259,6 +265,15 @@ def test_the_import_command_reads_a_package(tmp_path, db):
     assert 'deck "Networking": 6 cards (6 new, 0 updated)' in out.getvalue()
 
 
+def import_package_reviews(user, files, documents):
+    """The whole history of `files`' packages, written step by step as the progress page does."""
+    jobs = start_history_imports(user, files, documents)
+    for job in jobs:
+        while (step := import_history_step(job.pk)) is not None and step.finished_at is None:
+            pass
+    return history_counts(HistoryImport.objects.filter(pk__in=[job.pk for job in jobs]))
+
+
 def expected_memory(user, card, logs):
     memory = MemoryState(user=user, kind=MemoryState.Kind.CARD, card=card, due=timezone.now())
     fresh = [ReviewLog(user=user, rating=log.rating, reviewed_at=log.reviewed_at, source=log.source) for log in logs]
@@ -475,6 +490,76 @@ def test_the_preview_asks_before_bringing_the_anki_history_and_apply_honours_the
         assert f"Imported {ReviewLog.objects.filter(user=user).count()} review" in applied.content.decode()
     else:
         assert not ReviewLog.objects.filter(user=user).exists() and not MemoryState.objects.filter(user=user).exists()
+
+
+def test_a_long_history_is_written_in_steps_with_its_progress_shown_and_ends_as_one_import_would(
+        db, anki_packages, monkeypatch):
+    """A history of years would hold the apply request for minutes: it is written a few thousand
+    reviews at a time (here two), the apply writing the first step, the progress page the next
+    ones (HTMX by itself, or a button), whole cards each time."""
+    monkeypatch.setattr(apkg_history, "STEP_REVIEWS", 2)
+    packages, guids = anki_packages
+    ann, bob = make_user("ann"), make_user("bob")
+    client = Client()
+    client.force_login(ann)
+    upload = io.BytesIO(packages["apkg"])
+    upload.name = "mine.apkg"
+    preview_url = client.post(reverse("import_content"), {"files": [upload]}).url
+
+    _, applied = apply_preview(client, preview_url, with_reviews="yes")
+
+    assert applied.redirect_chain[-1][0] == reverse("import_history")
+    # One per deck: Networking::Ports (the Basic card's 6 reviews, one for each card of the reversed and
+    # the cloze notes) and Default (one).
+    ports, default = HistoryImport.objects.filter(owner=ann).order_by("total").reverse()
+    assert [(ports.total, ports.cards), (default.total, default.cards)] == [(10, 5), (1, 1)]
+    assert default.finished_at and not ports.finished_at
+    logs = ReviewLog.objects.filter(user=ann, source=ReviewLog.Source.IMPORT)
+    assert 0 < ports.done <= 6 and logs.count() == ports.done + 1
+    page = applied.content.decode()
+    assert f"{ports.done} of 10 reviews written" in page and 'hx-trigger="load' in page
+    assert "Done: 1 review imported" in page
+    assert bob.pk not in set(HistoryImport.objects.values_list("owner", flat=True))
+
+    client.force_login(bob)  # another learner's steps never write ann's history
+    assert "No Anki history is being imported" in client.post(reverse("import_history"), follow=True).content.decode()
+    assert logs.count() == ports.done + 1
+    client.force_login(ann)
+    before = logs.count()
+    assert client.post(reverse("import_history")).status_code == 302  # without JavaScript: a button
+    assert logs.count() > before
+    while 'hx-trigger="load' in (step := client.post(reverse("import_history"), headers={"HX-Request": "true"})
+                                 ).content.decode():
+        assert not step.content.decode().lstrip().startswith("<!DOCTYPE")  # the progress alone
+    assert "Done: 10 reviews imported" in step.content.decode()
+    assert logs.count() == 11
+
+    # The same memories as writing it all at once (bob, the same package).
+    documents, _ = save(packages["apkg"], bob)
+    import_review_history(bob, Deck.objects.get(owner=bob, title="Networking::Ports"),
+                          review_history("mine.apkg", packages["apkg"]))
+
+    def memories(user):
+        return sorted((memory.card.key, memory.reps, memory.lapses, memory.due, round(memory.stability, 6))
+                      for memory in MemoryState.objects.filter(user=user, card__deck__title="Networking::Ports"))
+
+    assert memories(ann) == memories(bob) and memories(ann)
+
+
+def test_the_catch_up_timer_finishes_a_history_its_learner_left(anki_packages, learner, monkeypatch):
+    monkeypatch.setattr(apkg_history, "STEP_REVIEWS", 3)
+    packages, _ = anki_packages
+    documents, _ = save(packages["apkg"], learner)
+    start_history_imports(learner, [("deck.apkg", packages["apkg"])], documents)
+    out = io.StringIO()
+
+    call_command("catch_up", stdout=out)
+
+    assert "Finished writing 2 imported Anki review history(ies)." in out.getvalue()  # two decks
+    assert not HistoryImport.objects.filter(finished_at=None).exists()
+    assert ReviewLog.objects.filter(user=learner).count() == 11
+    call_command("catch_up", stdout=(again := io.StringIO()))
+    assert "Anki" not in again.getvalue() and ReviewLog.objects.filter(user=learner).count() == 11
 
 
 # --- Packages larger than a text file --------------------------------------------------------------

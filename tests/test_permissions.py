@@ -58,6 +58,7 @@ URLS = {
     "library": ("signed_in", "get", lambda w: [], None),
     "import_content": ("signed_in", "get", lambda w: [], None),
     "import_preview": ("own", "get", lambda w: [w["pending_import"].pk], None),
+    "import_history": ("signed_in", "get", lambda w: [], None),
     "preview_item": ("signed_in", "post", lambda w: [], lambda w: {"stem": "**Which?**", "markup": "markdown"}),
     "share_set": ("own", "post", lambda w: [w["private_set"].pk], lambda w: {"visibility": "everyone"}),
     "share_deck": ("own", "post", lambda w: [w["private_deck"].pk], lambda w: {"visibility": "everyone"}),
@@ -172,7 +173,7 @@ URLS = {
 # other page is GET-only and must say so.
 PAGES_WITH_A_FORM = {
     "signup", "password_reset", "password_reset_confirm", "login", "attempt_question", "study_deck", "review_due", "drill", "study_settings", "join_class",
-    "join_class_with_code", "new_pool", "pool", "new_assignment", "assignment", "import_content", "import_preview",
+    "join_class_with_code", "new_pool", "pool", "new_assignment", "assignment", "import_content", "import_preview", "import_history",
     "new_question", "edit_question", "delete_question", "delete_set", "new_card", "edit_card", "delete_card", "delete_deck",
     "remove_learner", "archive_classroom", "edit_assignment", "copy_assignment", "delete_assignment", "delete_pool", "exclude_question",
     "mock_exam", "class_mock_exam", "attempt_submit", "password_change", "undo_email_change", "unsubscribe", "verify_email",

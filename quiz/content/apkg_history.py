@@ -13,14 +13,22 @@ answers.
 Importing the same package again adds nothing: a review already in the learner's log for that
 card at the same instant is skipped. Only `user`'s rows are written; the caller checks that the
 learner may study the deck (the browser import: the deck is the importer's own).
+
+A history of years holds hundreds of thousands of reviews, more than one request should write.
+The browser import keeps it as a HistoryImport per deck (`start_history_imports`) and writes it a
+step of a few thousand reviews at a time (`import_history_step`), whole cards per step, each step
+its own transaction: the apply writes the first step, the progress page the next ones (HTMX, or a
+button), and `manage.py catch_up` what a learner who left the page did not wait for.
 """
 
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
-from ..models import Card, Deck, MemoryState, ReviewLog, StudyDay
+from ..models import Card, Deck, HistoryImport, MemoryState, ReviewLog, StudyDay
 from ..study import scheduling
 from ..study.bulk import rate_in_bulk
 from .apkg_format import looks_like_package, review_history
@@ -84,21 +92,6 @@ def import_review_history(user, deck, history, *, now=None):
     return counts
 
 
-def import_package_reviews(user, files, documents, *, now=None):
-    """The apply step's call, after saving `documents` for `user` (their owner): import the review
-    history of every Anki package among `files` ([(name, bytes)], as staged) into the decks its
-    documents were saved as. Returns HistoryCounts, all decks together."""
-    counts = HistoryCounts()
-    for name, data in files:
-        if not looks_like_package(data):
-            continue
-        history = review_history(name, data)
-        for document in documents:
-            if document.file == name and (deck := existing_container(Deck, document, user)) is not None:
-                counts += import_review_history(user, deck, history, now=now)
-    return counts
-
-
 def reviews_in(files):
     """{file name: reviews in its history} for the Anki packages among `files` that have any: what
     the preview page asks consent for ("Also import your 1,234 reviews from Anki")."""
@@ -108,3 +101,104 @@ def reviews_in(files):
             if count := sum(len(reviews) for reviews in review_history(name, data).values()):
                 found[name] = count
     return found
+
+
+# --- In steps ----------------------------------------------------------------------------------------
+
+STEP_REVIEWS = 5_000  # reviews a step writes at most (whole cards): a second or two
+
+
+def start_history_imports(user, files, documents, *, now=None):
+    """Keep the review history of every Anki package among `files` for the decks its
+    `documents` were saved as, `user`'s own, as HistoryImports to write in steps. Only the
+    reviews of the decks' cards are kept. Returns them (not written yet)."""
+    now = now or timezone.now()
+    jobs = []
+    for name, data in files:
+        if not looks_like_package(data):
+            continue
+        history = review_history(name, data)
+        for document in documents:
+            if document.file != name or (deck := existing_container(Deck, document, user)) is None:
+                continue
+            keys = Card.objects.current().filter(deck=deck, key__in=list(history)).values_list("key", flat=True)
+            reviews = {key: [[_milliseconds(moment), rating, duration] for moment, rating, duration in history[key]]
+                       for key in keys}
+            if total := sum(len(card_reviews) for card_reviews in reviews.values()):
+                jobs.append(HistoryImport(owner=user, deck=deck, reviews=reviews, total=total, left=total,
+                                          cards=len(reviews), created_at=now))
+    return HistoryImport.objects.bulk_create(jobs)
+
+
+def import_history_step(job_id, *, now=None, max_reviews=None):
+    """Write the next step of the HistoryImport `job_id`: the reviews of the next cards (in key
+    order), at least one card and at most `max_reviews` reviews unless one card has more. One
+    transaction, the job locked: two steps at once write each card once. Returns the job as it
+    is now, or None when it was finished (or is gone)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        job = HistoryImport.objects.select_for_update().filter(pk=job_id, finished_at=None).first()
+        if job is None:
+            return None
+        step, count = {}, 0
+        for key in sorted(job.reviews):  # PostgreSQL's jsonb keeps no order of its own
+            reviews = job.reviews[key]
+            if step and count + len(reviews) > (max_reviews or STEP_REVIEWS):
+                break
+            step[key] = [(_moment(ms), rating, duration) for ms, rating, duration in reviews]
+            count += len(reviews)
+        counts = import_review_history(job.owner, job.deck, step, now=now)
+        for key in step:
+            del job.reviews[key]
+        job.left -= count
+        job.added += counts.added
+        job.already += counts.already
+        job.later += counts.later
+        if not job.reviews:
+            job.finished_at = now
+        job.save(update_fields=["reviews", "left", "added", "already", "later", "finished_at"])
+        return job
+
+
+def finish_history_imports(*, now=None):
+    """Write every unfinished HistoryImport to its end (the catch-up timer): the number written."""
+    finished = 0
+    for job_id in HistoryImport.objects.filter(finished_at=None).order_by("pk").values_list("pk", flat=True):
+        while (job := import_history_step(job_id, now=now)) is not None and job.finished_at is None:
+            pass
+        finished += job is not None
+    return finished
+
+
+def history_imports_of(owner, *, now=None):
+    """The owner's HistoryImports to show: those still being written and those finished within
+    the last day, newest first (at most ten), without their reviews. One query."""
+    now = now or timezone.now()
+    recent = Q(finished_at=None) | Q(finished_at__gte=now - timedelta(days=1))
+    return list(HistoryImport.objects.filter(recent, owner=owner).defer("reviews").select_related("deck")
+                .order_by("-created_at", "-pk")[:10])
+
+
+def next_history_step(owner, *, now=None):
+    """Write the next step of the owner's oldest unfinished HistoryImport: it, or None when
+    there is none."""
+    unfinished = HistoryImport.objects.filter(owner=owner, finished_at=None).order_by("pk").values_list("pk", flat=True)
+    for job_id in unfinished[:1]:
+        return import_history_step(job_id, now=now)
+    return None
+
+
+def history_counts(jobs):
+    """The HistoryCounts of `jobs` together, as far as they are written."""
+    counts = HistoryCounts()
+    for job in jobs:
+        counts += HistoryCounts(cards=job.cards, added=job.added, already=job.already, later=job.later)
+    return counts
+
+
+def _milliseconds(moment):
+    return round(moment.timestamp() * 1000)
+
+
+def _moment(milliseconds):
+    return datetime.fromtimestamp(milliseconds / 1000, tz=UTC)

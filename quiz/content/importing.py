@@ -23,6 +23,11 @@ class Report:
     warnings: list = field(default_factory=list)
     skipped: int = 0  # items left out for their problems (see parse_files' `skipped`)
     reviews: object = None  # apkg_history.HistoryCounts when an Anki package's reviews were imported
+    history: list = field(default_factory=list)  # their HistoryImports, some maybe still to finish
+
+    @property
+    def history_left(self):
+        return sum(job.left for job in self.history)
 
 
 @dataclass

@@ -21,7 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ..models import PendingFile, PendingImport, User
-from .apkg_history import import_package_reviews, reviews_in
+from .apkg_history import history_counts, import_history_step, reviews_in, start_history_imports
 from .documents import ContentError
 from .importing import Skipped, import_parsed, parse_files
 from .media import rewrite_item_media, stage_images, staged_names
@@ -106,7 +106,9 @@ def apply_pending(pending, *, previewed, skip_bad_items=False, with_reviews=Fals
     the Report, or None when it was applied already. Raises ContentError, writing nothing,
     when the content changed since the preview or saving would refuse, or when items would be
     skipped and the learner did not choose to skip them (`skip_bad_items`). `with_reviews`: the
-    learner agreed to bring an Anki package's review history into their own log (apkg_history)."""
+    learner agreed to bring an Anki package's review history into their own log (apkg_history):
+    its first step is written before this returns, the rest of `report.history` (HistoryImports)
+    by the progress page or the catch-up timer."""
     now = now or timezone.now()
     with transaction.atomic():
         # One apply at a time per owner: a second one waits, then compares with what the first saved.
@@ -126,10 +128,15 @@ def apply_pending(pending, *, previewed, skip_bad_items=False, with_reviews=Fals
         report.skipped = staged.skipped.items
         if with_reviews:
             files = [(file.name, bytes(file.data)) for file in pending.files.all()]
-            report.reviews = import_package_reviews(pending.owner, files, staged.documents, now=now)
+            report.history = start_history_imports(pending.owner, files, staged.documents, now=now)
         pending.files.all().delete()  # applied: the bytes are in the content now
         pending.images.all().delete()
-        return report
+    if with_reviews:
+        # The first step of each history now, each its own transaction after the content's: a
+        # short history is written whole before the page answers; a long one goes on in steps.
+        report.history = [import_history_step(job.pk, now=now) or job for job in report.history]
+        report.reviews = history_counts(report.history)
+    return report
 
 
 def _show_staged_images(pending, previews):

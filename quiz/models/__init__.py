@@ -24,7 +24,7 @@ from .content import (
     Visibility,
     count_of,
 )
-from .imports import PendingFile, PendingImage, PendingImport
+from .imports import HistoryImport, PendingFile, PendingImage, PendingImport
 from .media import MediaFile
 from .memory import MemoryState, ReviewLog, ScheduleFit, StudyDay
 from .mock_exams import ExamBlueprint, MockExam
@@ -35,7 +35,7 @@ from .users import User
 __all__ = [
     "MAX_SECONDS_PER_QUESTION", "Attempt", "AttemptSlot", "AttemptQuerySet", "score_by_topic", "shuffled",
     "Card", "Choice", "Deck", "Question", "QuestionSet", "SourceDocument", "Topic", "User", "Visibility", "count_of",
-    "ExamBlueprint", "MemoryState", "MockExam", "ReviewLog", "ScheduleFit", "StudyDay", "PendingImport", "PendingFile", "PendingImage", "ReminderSent", "MediaFile", "Markup",
+    "ExamBlueprint", "MemoryState", "MockExam", "ReviewLog", "ScheduleFit", "StudyDay", "PendingImport", "PendingFile", "PendingImage", "HistoryImport", "ReminderSent", "MediaFile", "Markup",
     "Assignment", "AssignmentOverride", "Classroom", "Enrollment", "ExcludedQuestion", "QuestionPool", "PoolQuestion", "Rules",
     "new_join_code",
 ]

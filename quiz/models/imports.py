@@ -55,3 +55,36 @@ class PendingImage(models.Model):
 
     def __str__(self):
         return self.name
+
+
+class HistoryImport(models.Model):
+    """An Anki package's review history on its way into a learner's log, for the cards of one of
+    their decks (quiz.content.apkg_history): written a step of a few thousand reviews at a time,
+    so that a history of years never holds one request or transaction for minutes. `reviews`
+    holds what is left: {card key: [[epoch milliseconds, rating, duration ms], ...]}."""
+
+    owner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+", db_index=False)
+    deck = models.ForeignKey("quiz.Deck", on_delete=models.CASCADE, related_name="+")
+    reviews = models.JSONField(default=dict)
+    total = models.PositiveIntegerField(default=0)  # reviews in the package for this deck's cards
+    left = models.PositiveIntegerField(default=0)  # of those, not written yet
+    cards = models.PositiveIntegerField(default=0)
+    added = models.PositiveIntegerField(default=0)
+    already = models.PositiveIntegerField(default=0)
+    later = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["owner", "finished_at"], name="history_import_owner")]
+
+    def __str__(self):
+        return f"history import for {self.owner} ({self.done} of {self.total})"
+
+    @property
+    def done(self):
+        return self.total - self.left
+
+    @property
+    def percent(self):
+        return 100 * self.done // self.total if self.total else 100

@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from quiz.content.apkg_history import history_imports_of, next_history_step
 from quiz.content.documents import ContentError
 from quiz.content.export import DECK_FORMATS, SET_FORMATS, download_choices
 from quiz.content.pending import apply_pending, open_imports, preview_pending, reviews_to_import, stage_import
@@ -104,14 +105,31 @@ def _apply(request, pending):
         return redirect("library")
     for outcome in report.outcomes:
         messages.success(request, outcome.summary())
+    if report.skipped:
+        messages.warning(request, f"Skipped {report.skipped} item{'s' if report.skipped != 1 else ''} with problems: "
+                         "fix them in the file and import it again to add them.")
+    if report.history_left:
+        return redirect("import_history")  # the rest of a long history, in steps, with its progress
     if report.reviews is not None:
         messages.success(request, f"Imported {report.reviews.added} review{'s' if report.reviews.added != 1 else ''} "
                          f"from Anki into your history ({report.reviews.already} already there); "
                          "those cards keep their schedule.")
-    if report.skipped:
-        messages.warning(request, f"Skipped {report.skipped} item{'s' if report.skipped != 1 else ''} with problems: "
-                         "fix them in the file and import it again to add them.")
     return redirect("library")
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def import_history(request):
+    """A long Anki history on its way into the learner's log: its progress, and (POST) its next
+    step. With HTMX the page asks for each next step by itself; without, a button does."""
+    if request.method == "POST":
+        next_history_step(request.user)
+        if not request.htmx:
+            return redirect("import_history")
+    context = {"jobs": history_imports_of(request.user)}
+    context["writing"] = any(job.finished_at is None for job in context["jobs"])
+    template = "library/history_import.html" + ("#progress" if request.htmx else "")
+    return render(request, template, context)
 
 
 def _sources(files, error):
