@@ -132,3 +132,52 @@ def test_a_learner_reads_the_preview_of_a_file_with_a_bad_question_and_applies_t
     expect(page.get_by_text("Skipped 1 item with problems")).to_be_visible()
     expect(page.get_by_test_id("my-set")).to_contain_text("4 questions")
     assert QuestionSet.objects.get().questions.count() == 4
+
+
+def test_a_long_anki_history_goes_on_by_itself_and_with_a_button_without_javascript(browser, live_server,
+                                                                                    transactional_db, monkeypatch):
+    """The progress page of an Anki history written in steps: with JavaScript it asks for each next
+    step by itself until done; without, a button does. Screenshots of both states, light and dark."""
+    from quiz.content import apkg_history
+    from quiz.models import Card, HistoryImport
+    from tests.browser import ARTIFACTS, sign_in
+
+    monkeypatch.setattr(apkg_history, "STEP_REVIEWS", 1)
+    learner = make_user("mover")
+    deck = Deck.objects.create(title="Networking::Ports", owner=learner)
+    start = int((timezone.now() - timedelta(days=30)).timestamp() * 1000)
+    reviews = {}
+    for number in range(4):
+        Card.objects.create(deck=deck, key=f"n{number}:0", position=number, front=f"Port {number}?", back="22")
+        reviews[f"n{number}:0"] = [[start + number * 1000, 3, 8000], [start + 86_400_000 * 3 + number, 3, 6000]]
+    job = HistoryImport.objects.create(owner=learner, deck=deck, reviews=reviews, total=8, left=8, cards=4)
+    ARTIFACTS.mkdir(exist_ok=True)
+
+    for width, scheme in ((320, "light"), (390, "dark"), (1280, "light"), (1280, "dark")):
+        context = browser.new_context(base_url=live_server.url, viewport={"width": width, "height": 700},
+                                      java_script_enabled=False, color_scheme=scheme)
+        page = context.new_page()
+        sign_in(page, "mover")
+        page.goto("/library/import/anki-history/")
+        expect(page.get_by_test_id("history-progress")).to_contain_text("of 8 reviews written")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.screenshot(path=str(ARTIFACTS / f"anki-history-{width}-{scheme}.png"), full_page=True)
+        context.close()
+
+    context = browser.new_context(base_url=live_server.url, java_script_enabled=False)
+    page = context.new_page()
+    sign_in(page, "mover")
+    page.goto("/library/import/anki-history/")
+    page.get_by_role("button", name="Write the next reviews").click()
+    expect(page.get_by_test_id("history-progress")).to_contain_text("2 of 8 reviews written (25%)")
+    context.close()
+
+    context = browser.new_context(base_url=live_server.url)
+    page = context.new_page()
+    sign_in(page, "mover")
+    page.goto("/library/import/anki-history/")
+    expect(page.get_by_test_id("history-progress")).to_contain_text("Done: 8 reviews imported; these cards keep their schedule.")
+    page.screenshot(path=str(ARTIFACTS / "anki-history-done.png"), full_page=True)
+    job.refresh_from_db()
+    assert job.finished_at and ReviewLog.objects.filter(user=learner).count() == 8
+    context.close()

@@ -519,6 +519,7 @@ def test_a_long_history_is_written_in_steps_with_its_progress_shown_and_ends_as_
     page = applied.content.decode()
     assert f"{ports.done} of 10 reviews written" in page and 'hx-trigger="load' in page
     assert "Done: 1 review imported" in page
+    assert 'data-testid="history-writing"' in client.get(reverse("import_content")).content.decode()
     assert bob.pk not in set(HistoryImport.objects.values_list("owner", flat=True))
 
     client.force_login(bob)  # another learner's steps never write ann's history
@@ -533,6 +534,7 @@ def test_a_long_history_is_written_in_steps_with_its_progress_shown_and_ends_as_
         assert not step.content.decode().lstrip().startswith("<!DOCTYPE")  # the progress alone
     assert "Done: 10 reviews imported" in step.content.decode()
     assert logs.count() == 11
+    assert 'data-testid="history-writing"' not in client.get(reverse("import_content")).content.decode()
 
     # The same memories as writing it all at once (bob, the same package).
     documents, _ = save(packages["apkg"], bob)

@@ -254,3 +254,29 @@ def test_the_summary_before_submitting(learner_client, learner, questions, djang
     # the attempt with its set; its slots, to count them
     with django_assert_num_queries(AUTH + 2):
         assert learner_client.get(reverse("attempt_submit", args=[attempt.pk])).status_code == 200
+
+
+@pytest.mark.parametrize("devices", [1, 6])
+def test_the_account_page(db, devices, django_assert_num_queries):
+    from tests.factories import make_user
+
+    user = make_user("owner")
+    clients = [logged_in(user) for _ in range(devices)]
+    # the signed-in devices (their sessions), whatever their number
+    with django_assert_num_queries(AUTH + 1):
+        assert clients[0].get(reverse("account_settings")).status_code == 200
+
+
+@pytest.mark.parametrize("decks", [1, 10])
+def test_the_anki_history_progress_page(db, decks, django_assert_num_queries):
+    from quiz.models import HistoryImport
+    from tests.factories import make_deck, make_user
+
+    user = make_user("mover")
+    for number in range(decks):
+        HistoryImport.objects.create(owner=user, deck=make_deck(f"Deck {number}", owner=user),
+                                     reviews={"k": [[0, 3, 1000]]}, total=1, left=1, cards=1)
+    client = logged_in(user)
+    # the imports with their decks, without their reviews
+    with django_assert_num_queries(AUTH + 1):
+        assert client.get(reverse("import_history")).status_code == 200

@@ -16,7 +16,7 @@ from quiz.content.pending import apply_pending, open_imports, preview_pending, r
 from quiz.content.reading import decode_for_display
 from quiz.editor.forms import ImportForm, VisibilityForm
 from quiz.lib.content_version import content_changed
-from quiz.models import Deck, PendingImport, QuestionSet
+from quiz.models import Deck, HistoryImport, PendingImport, QuestionSet
 
 # The source shown beside the problems: a short file whole, a longer one as a few lines around
 # each problem, and never more lines in all than one page can sensibly hold.
@@ -61,7 +61,8 @@ def share(request, kind, pk):
 def import_content(request):
     # An empty POST is still a submitted form, to answer with its errors.
     form = ImportForm(*(request.POST, request.FILES) if request.method == "POST" else ())
-    context = {"form": form, "open_imports": open_imports(request.user)}
+    context = {"form": form, "open_imports": open_imports(request.user),
+               "history_writing": HistoryImport.objects.filter(owner=request.user, finished_at=None).exists()}
     if form.is_bound and form.is_valid():
         files = form.documents()
         try:
