@@ -21,6 +21,7 @@ $(STAMP): pyproject.toml
 migrate: install
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py createcachetable
+	$(BIN)/python manage.py lti_key
 
 # Loading the seed is idempotent: the importer updates rows in place by their stable keys.
 seed: migrate
@@ -50,6 +51,7 @@ serve: install
 	DJANGO_ENV=$${DJANGO_ENV:-production} $(BIN)/python manage.py collectstatic --noinput
 	DJANGO_ENV=$${DJANGO_ENV:-production} $(BIN)/python manage.py migrate --noinput
 	DJANGO_ENV=$${DJANGO_ENV:-production} $(BIN)/python manage.py createcachetable
+	DJANGO_ENV=$${DJANGO_ENV:-production} $(BIN)/python manage.py lti_key
 	DJANGO_ENV=$${DJANGO_ENV:-production} $(BIN)/python manage.py check --deploy --fail-level WARNING
 	DJANGO_ENV=$${DJANGO_ENV:-production} $(BIN)/gunicorn studyapp.wsgi --bind $(HOST):$(PORT) \
 		--workers $(WEB_WORKERS) --worker-class gthread --threads $(WEB_THREADS) --timeout $(WEB_TIMEOUT) \

@@ -7,6 +7,8 @@ not match is skipped whole: the question page now tries 10 patterns (it tried 19
 pages 30-42 (they tried up to 92). The quiz's pages, which a learner requests most, come first."""
 
 from django.urls import include, path
+from django.views.decorators.http import require_safe
+from lti_tool.views import jwks
 
 from quiz.views import (
     accounts,
@@ -18,6 +20,7 @@ from quiz.views import (
     health,
     history,
     library,
+    lti,
     manage,
     media,
     mock_exam,
@@ -31,6 +34,14 @@ from quiz.views import (
 urlpatterns = [
     path("", dashboard.home, name="home"),
     path("healthz", health.health, name="health"),
+    # LTI 1.3: the tool's public keys, the platform's login and launch, the first launch's choice.
+    path(".well-known/jwks.json", require_safe(jwks), name="lti_jwks"),
+    path("lti/", include([
+        path("login/<uuid:registration_uuid>/", lti.login_initiation, name="lti_login"),
+        path("launch/", lti.launch, name="lti_launch"),
+        path("welcome/", lti.welcome, name="lti_welcome"),
+        path("configuration/", lti.configuration, name="lti_configuration"),
+    ])),
     # Quizzes, and the history of one's attempts
     path("sets/<int:set_id>/start/", quizzes.start_attempt, name="start_attempt"),
     path("attempts/", history.attempt_list, name="attempt_list"),

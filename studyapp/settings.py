@@ -68,6 +68,9 @@ INSTALLED_APPS = [
     "template_partials",
     "axes",
     "csp",
+    # LTI 1.3: platform registrations, deployments, keys, and what launches said (users, courses,
+    # memberships, resource links); quiz.lti turns them into accounts and classes.
+    "lti_tool",
     "quiz",
 ]
 

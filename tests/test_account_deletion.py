@@ -122,13 +122,20 @@ def test_it_leaves_no_row_that_names_the_learner_in_any_table(
         user=teacher, content_type=ContentType.objects.get_for_model(User), object_id=str(zoe.pk),
         object_repr=str(zoe), action_flag=CHANGE, change_message="Changed email.",
     )
+    # Her identity at an LMS, linked to the account by a launch (with the email the platform sent).
+    from lti_tool.models import LtiRegistration, LtiUser
+
+    platform = LtiRegistration.objects.create(name="Moodle", issuer="https://lms.example", client_id="tool",
+                                              auth_url="https://lms.example/auth", token_url="https://lms.example/token",
+                                              keyset_url="https://lms.example/jwks")
+    LtiUser.objects.create(registration=platform, sub="u-77", name="Zoe Quixote", email=EMAIL, auth_user=zoe)
     needles = (USERNAME, EMAIL, TOPIC.lower())
     before = rows_naming(zoe.pk, needles)
     # The walk sees what it must clear: every kind of row above names her (or points at her) now.
     for table in ("AccessAttempt", "AccessLog", "AccessFailureLog", "admin.LogEntry", "qsessions.Session",
                   "quiz.Attempt", "quiz.MemoryState", "quiz.ReviewLog", "quiz.ScheduleFit", "quiz.StudyDay",
                   "quiz.PendingImport", "quiz.ReminderSent", "quiz.Enrollment", "quiz.AssignmentOverride", "quiz.Deck",
-                  "quiz.Topic"):
+                  "quiz.Topic", "lti_tool.LtiUser"):
         assert any(table in row for row in before), table
     assert any("AccessAttempt.username" in row and EMAIL in row.lower() for row in before)
     assert page_cache().get(f"dashboard:{zoe.pk}") is not None

@@ -41,6 +41,8 @@ KINDS = {
     "image": {"anonymous": 404, "learner": OK, "outsider": 404, "owner": 404, "other_instructor": 404},
     # A link from an email that is no one's (a bad token): its "does not work" page, for anyone.
     "bad_link": dict.fromkeys(ACTORS, 400),
+    # For the site's staff (Django's admin users), whom the admin's login asks for.
+    "staff": dict.fromkeys(ACTORS, "admin login"),
 }
 
 # name: (kind, method, args from the world, POST data from the world)
@@ -59,6 +61,12 @@ URLS = {
     "import_content": ("signed_in", "get", lambda w: [], None),
     "import_preview": ("own", "get", lambda w: [w["pending_import"].pk], None),
     "import_history": ("signed_in", "get", lambda w: [], None),
+    # LTI: the keys are public; a login, launch or welcome without what a platform sends is refused.
+    "lti_jwks": ("public", "get", lambda w: [], None),
+    "lti_login": ("bad_link", "get", lambda w: ["6f1c1b8e-0000-4000-8000-000000000000"], None),
+    "lti_launch": ("bad_link", "post", lambda w: [], lambda w: {"state": "state-x", "id_token": "not.a.jwt"}),
+    "lti_welcome": ("bad_link", "get", lambda w: [], None),
+    "lti_configuration": ("staff", "get", lambda w: [], None),
     "preview_item": ("signed_in", "post", lambda w: [], lambda w: {"stem": "**Which?**", "markup": "markdown"}),
     "share_set": ("own", "post", lambda w: [w["private_set"].pk], lambda w: {"visibility": "everyone"}),
     "share_deck": ("own", "post", lambda w: [w["private_deck"].pk], lambda w: {"visibility": "everyone"}),
@@ -173,7 +181,7 @@ URLS = {
 # other page is GET-only and must say so.
 PAGES_WITH_A_FORM = {
     "signup", "password_reset", "password_reset_confirm", "login", "attempt_question", "study_deck", "review_due", "drill", "study_settings", "join_class",
-    "join_class_with_code", "new_pool", "pool", "new_assignment", "assignment", "import_content", "import_preview", "import_history",
+    "join_class_with_code", "new_pool", "pool", "new_assignment", "assignment", "import_content", "import_preview", "import_history", "lti_login", "lti_welcome",
     "new_question", "edit_question", "delete_question", "delete_set", "new_card", "edit_card", "delete_card", "delete_deck",
     "remove_learner", "archive_classroom", "edit_assignment", "copy_assignment", "delete_assignment", "delete_pool", "exclude_question",
     "mock_exam", "class_mock_exam", "attempt_submit", "password_change", "undo_email_change", "unsubscribe", "verify_email",
@@ -270,6 +278,8 @@ def test_permission_matrix(world, name, actor):
     expected = KINDS[kind][actor]
     if expected == LOGIN:
         assert response.status_code == 302 and response.url.startswith(reverse("login")), response.status_code
+    elif expected == "admin login":
+        assert response.status_code == 302 and response.url.startswith(reverse("admin:login")), response.status_code
     elif isinstance(expected, set):
         assert response.status_code in expected, response.status_code
         if response.status_code == 302:

@@ -25,6 +25,7 @@ from django.db import DatabaseError, IntegrityError, models, transaction
 from django.db.models import Exists, F, OuterRef, Q, Value
 from django.db.models.functions import Cast, Coalesce, Concat, Left
 from django.utils import timezone
+from lti_tool.models import LtiUser
 from qsessions.models import Session
 
 from quiz.accounts.emails import absolute
@@ -352,7 +353,8 @@ def _delete_unused_topics(topic_ids):
 
 
 def _forget_sign_ins(user):
-    """Sessions on every device (qsessions' delete also empties their cache), the failed logins
+    """Sessions on every device (qsessions' delete also empties their cache), the LMS identities
+    linked to the account, the failed logins
     and sign-ins django-axes recorded under what was typed as the username (the username or the
     email address, any letter case), and the admin's log of changes to the account (its entries
     made by the account go with it)."""
@@ -364,6 +366,9 @@ def _forget_sign_ins(user):
         model.objects.filter(typed).delete()
     about_user = ContentType.objects.get_for_model(User)
     LogEntry.objects.filter(content_type=about_user, object_id=str(user.pk)).delete()
+    # The account's identities at LMS platforms (their names, email, course memberships): a
+    # later launch from the course starts afresh. Django would only unlink them (SET_NULL).
+    LtiUser.objects.filter(auth_user=user).delete()
 
 
 def _forget_dashboard(user_id):

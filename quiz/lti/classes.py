@@ -1,0 +1,63 @@
+"""Which class an LMS course is. The first instructor who launches from a course makes its class
+here, named after the course and owned by them; learners who launch from it join that class (no
+join code). Roles are read from the launch's own claim each time, never from an earlier launch:
+an LMS that made someone a learner since makes them a learner here."""
+
+from dataclasses import dataclass
+
+from django.db import transaction
+from lti_tool.lti_core.constants import ContextRole
+from lti_tool.lti_core.utils import normalize_role
+from lti_tool.models import LtiContext
+
+from ..models import Classroom, LtiClass
+
+# Those who run a course in the LMS: its instructors, its content developers and its administrators.
+TEACHING_ROLES = {ContextRole.INSTRUCTOR.value, ContextRole.CONTENT_DEVELOPER.value, ContextRole.ADMINISTRATOR.value}
+MAX_NAME = Classroom._meta.get_field("name").max_length
+
+
+def teaches(roles_claim):
+    """Whether the launch's roles claim (a list of role URIs or short names) says its user runs
+    the course. A sub-role (a teaching assistant, `.../Instructor#TeachingAssistant`) does not."""
+    roles = roles_claim if isinstance(roles_claim, list) else []
+    return any(isinstance(role, str) and normalize_role(role) in TEACHING_ROLES for role in roles)
+
+
+@dataclass
+class Arrival:
+    """Where a launch leads: `classroom` (or None) and how the account stands in it: "owner",
+    "learner", "another instructor's" (the course's class is run by the instructor who first
+    launched), "not set up" (no instructor launched yet) or "archived"."""
+
+    classroom: Classroom | None
+    standing: str
+
+
+def enter_course(account, context, *, teaching):
+    """The Arrival of `account` launching from the course `context` (django-lti's LtiContext)."""
+    with transaction.atomic():
+        LtiContext.objects.select_for_update().filter(pk=context.pk).first()  # one first launch makes the class
+        link = LtiClass.objects.select_related("classroom").filter(context=context).first()
+        if teaching:
+            return _enter_as_instructor(account, context, link)
+        if link is None:
+            return Arrival(None, "not set up")
+        if link.classroom.archived_at:
+            return Arrival(link.classroom, "archived")
+        link.classroom.join(account)
+        return Arrival(link.classroom, "learner")
+
+
+def _enter_as_instructor(account, context, link):
+    if not account.is_instructor:
+        account.is_instructor = True
+        account.save(update_fields=["is_instructor"])
+    if link is None:
+        name = (context.title or context.label or "Course from your LMS")[:MAX_NAME]
+        classroom = Classroom.objects.create(owner=account, name=name)
+        LtiClass.objects.create(context=context, classroom=classroom)
+        return Arrival(classroom, "owner")
+    if link.classroom.owner_id == account.pk:
+        return Arrival(link.classroom, "owner")
+    return Arrival(link.classroom, "another instructor's")

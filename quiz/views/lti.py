@@ -1,0 +1,129 @@
+"""LTI 1.3 launches from a course of an LMS (quiz.lti): the OIDC login the platform starts, the
+launch it posts, the first launch's choice of account, and the page an administrator copies the
+tool's URLs from. docs/lti.md tells how to register the tool in Moodle and in Canvas."""
+
+import logging
+
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.contrib.auth import login
+from django.contrib.auth.forms import AuthenticationForm
+from django.db import transaction
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from lti_tool.models import Key, LtiContext, LtiRegistration, LtiUser
+from lti_tool.utils import DjangoToolConfig, sync_data_from_launch
+from pylti1p3.contrib.django import DjangoCacheDataStorage, DjangoOIDCLogin
+from pylti1p3.exception import LtiException, OIDCException
+
+from quiz.lti.accounts import AlreadyLinked, link_account, linked_account, new_account
+from quiz.lti.classes import enter_course, teaches
+from quiz.lti.launches import use_nonce, validated_launch
+from quiz.security import client_address
+
+log = logging.getLogger("quiz.security")
+BACKEND = "django.contrib.auth.backends.ModelBackend"
+WELCOME = "lti_welcome"  # the session's first launch waiting for the learner's choice of account
+
+
+@csrf_exempt
+@require_http_methods(["GET", "POST"])
+def login_initiation(request, registration_uuid):
+    """The platform's first step (OIDC third-party login): send the browser to the platform's
+    login with a state (a cookie of this browser) and a nonce, back to the launch URL."""
+    params = request.POST if request.method == "POST" else request.GET
+    if not params.get("target_link_uri"):
+        return _refused(request, "the course sent no target link")
+    oidc_login = DjangoOIDCLogin(request, DjangoToolConfig(registration_uuid),
+                                 launch_data_storage=DjangoCacheDataStorage())
+    try:
+        return oidc_login.redirect(request.build_absolute_uri(reverse("lti_launch")))
+    except (LtiException, OIDCException) as error:
+        return _refused(request, str(error))
+
+
+@csrf_exempt
+@require_POST
+def launch(request):
+    """The platform's launch: its id_token checked (quiz.lti.launches), what it says recorded,
+    and the learner signed in to their linked account, or asked which account at the first one."""
+    try:
+        lti_launch = validated_launch(request)
+        if not lti_launch.is_resource_launch:
+            raise LtiException("this kind of launch is not supported yet")
+        with transaction.atomic():
+            use_nonce(lti_launch)
+            sync_data_from_launch(lti_launch)
+    except (LtiException, KeyError, TypeError, ValueError) as error:
+        # KeyError...: a claim of the wrong shape, which pylti1p3 lets through to django-lti.
+        return _refused(request, str(error) if isinstance(error, LtiException) else "the launch's claims do not read")
+    arriving = {
+        "lti_user": lti_launch.user.pk, "context": lti_launch.context.pk,
+        "teaching": teaches(lti_launch.roles_claim), "platform": lti_launch.registration.name,
+    }
+    if account := linked_account(lti_launch.user):
+        return _arrive(request, account, arriving)
+    request.session[WELCOME] = arriving
+    return redirect("lti_welcome")
+
+
+@require_http_methods(["GET", "POST"])
+def welcome(request):
+    """A first launch: a new account, or the learner's existing one, linked by signing in."""
+    arriving = request.session.get(WELCOME)
+    if not arriving:
+        return _refused(request, "no launch is waiting here: start it again from the course")
+    lti_user = LtiUser.objects.get(pk=arriving["lti_user"])
+    form = AuthenticationForm(request, data=request.POST if request.POST.get("choice") == "link" else None)
+    if request.method == "POST" and request.POST.get("choice") == "new":
+        return _arrive(request, new_account(lti_user), arriving)
+    if form.is_bound and form.is_valid():
+        try:
+            account = link_account(lti_user, form.get_user())
+        except AlreadyLinked:
+            form.add_error(None, f"This account is already linked to another user of {arriving['platform']}.")
+        else:
+            return _arrive(request, account, arriving)
+    context = {"form": form, "platform": arriving["platform"], "lti_user": lti_user}
+    return render(request, "lti/welcome.html", context, status=200 if not form.errors else 422)
+
+
+def _arrive(request, account, arriving):
+    request.session.pop(WELCOME, None)
+    login(request, account, backend=BACKEND)
+    arrival = enter_course(account, LtiContext.objects.get(pk=arriving["context"]), teaching=arriving["teaching"])
+    classroom = arrival.classroom
+    if arrival.standing == "owner":
+        return redirect(classroom)
+    if arrival.standing == "learner":
+        messages.success(request, f"You are in {classroom.name}.")
+        return redirect("my_classes")
+    if arrival.standing == "another instructor's":
+        messages.info(request, f"{classroom.name} is run here by {classroom.owner.username}, who opened it first "
+                      "from the course: ask them to hand it over if it should be yours.")
+    elif arrival.standing == "archived":
+        messages.info(request, f"{classroom.name} has been archived by its instructor.")
+    else:
+        messages.info(request, "Your course's instructor has not opened it here yet: your class appears once they do.")
+    return redirect("home")
+
+
+def _refused(request, reason):
+    log.info("lti launch refused", extra={"event": "lti_refused", "reason": reason, "address": client_address(request)})
+    return render(request, "lti/refused.html", {"reason": reason}, status=400)
+
+
+@require_safe
+@staff_member_required
+def configuration(request):
+    """What an administrator enters in the platform: every URL of the tool, per registration."""
+    registrations = LtiRegistration.objects.order_by("name").prefetch_related("deployments")
+    context = {
+        "registrations": registrations,
+        "launch_url": request.build_absolute_uri(reverse("lti_launch")),
+        "jwks_url": request.build_absolute_uri(reverse("lti_jwks")),
+        "has_key": Key.objects.active().exists(),
+    }
+    return render(request, "lti/configuration.html", context)

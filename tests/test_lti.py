@@ -1,0 +1,257 @@
+"""Launches from an LMS (quiz.lti) against the LTI 1.3 platform the tests run on 127.0.0.1
+(tests/lti_platform.py): a learner's and an instructor's first launch, accounts made or linked,
+the course as a class, and every check a bad or replayed launch fails, changing nothing."""
+
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
+from lti_tool.models import Key, LtiDeployment, LtiRegistration, LtiUser
+
+from quiz.models import Classroom, Enrollment, LtiClass, LtiNonce, User
+from tests.factories import PASSWORD, make_user
+from tests.lti_platform import Platform
+
+LAUNCH_URL = "http://testserver/lti/launch/"
+
+
+@pytest.fixture
+def platform():
+    with Platform(name="Moodle of Testing") as platform:
+        yield platform
+
+
+@pytest.fixture
+def registration(db, platform):
+    Key.objects.generate()
+    registration = LtiRegistration.objects.create(
+        name="Moodle of Testing", issuer=platform.issuer,
+        client_id=platform.client_id, auth_url=platform.auth_url, token_url=platform.token_url,
+        keyset_url=platform.keyset_url,
+    )
+    LtiDeployment.objects.create(registration=registration, deployment_id=platform.deployment_id, is_active=True)
+    return registration
+
+
+def start_launch(client, platform, registration, claims):
+    """The OIDC login: the platform's initiation, the tool's redirect to the platform's login.
+    Returns the query of that redirect, which the platform answers with the id_token."""
+    fields = platform.login_initiation(target_link_uri=LAUNCH_URL, login_hint=claims["sub"])
+    response = client.post(reverse("lti_login", args=[registration.uuid]), fields)
+    assert response.status_code == 302 and response.url.startswith(platform.auth_url), response.content[:500]
+    return dict(parse_qsl(urlsplit(response.url).query))
+
+
+def launch(client, platform, registration, claims, **tamper):
+    """A whole launch as a browser makes it; the tool's answer."""
+    form = platform.authentication_response(start_launch(client, platform, registration, claims), claims, **tamper)
+    return client.post(reverse("lti_launch"), form)
+
+
+def learner_claims(platform, user_id="student-1", **fields):
+    return platform.resource_link_claims(user_id=user_id, name="Lee Learner", **fields)
+
+
+def instructor_claims(platform, user_id="teacher-1", **fields):
+    return platform.resource_link_claims(user_id=user_id, name="Ines Instructor", roles=("Instructor",), **fields)
+
+
+def state():
+    return (User.objects.count(), LtiUser.objects.count(), Classroom.objects.count(), Enrollment.objects.count(),
+            LtiNonce.objects.count(), LtiDeployment.objects.count())
+
+
+# --- First launches --------------------------------------------------------------------------------
+
+def test_the_first_instructor_makes_the_courses_class_and_learners_join_it(platform, registration):
+    teacher = Client()
+    response = launch(teacher, platform, registration, instructor_claims(platform, context_title="Networking 101"))
+    assert response.status_code == 302 and response.url == reverse("lti_welcome")
+    response = teacher.post(reverse("lti_welcome"), {"choice": "new"})
+
+    classroom = Classroom.objects.get()
+    assert response.status_code == 302 and response.url == classroom.get_absolute_url()
+    assert classroom.name == "Networking 101" and classroom.owner.is_instructor
+    assert not classroom.owner.has_usable_password()
+    assert LtiClass.objects.get().classroom == classroom
+    assert teacher.get(response.url).status_code == 200  # signed in, their class
+
+    learner = Client()
+    launch(learner, platform, registration, learner_claims(platform))
+    response = learner.post(reverse("lti_welcome"), {"choice": "new"}, follow=True)
+    account = LtiUser.objects.get(sub="student-1").auth_user
+    assert list(classroom.enrollments.values_list("learner", flat=True)) == [account.pk]
+    assert not account.is_instructor
+    assert "You are in Networking 101." in response.content.decode()
+
+    # The next launch goes straight in: no second choice, no second account.
+    again = Client()
+    response = launch(again, platform, registration, learner_claims(platform))
+    assert response.status_code == 302 and response.url == reverse("my_classes")
+    assert User.objects.count() == 2 and int(again.session["_auth_user_id"]) == account.pk
+
+
+def test_a_learner_before_any_instructor_is_told_and_joins_once_the_class_exists(platform, registration):
+    learner = Client()
+    launch(learner, platform, registration, learner_claims(platform))
+    response = learner.post(reverse("lti_welcome"), {"choice": "new"}, follow=True)
+    assert "has not opened it here yet" in response.content.decode()
+    assert not Classroom.objects.exists()
+
+    launch(Client(), platform, registration, instructor_claims(platform))
+    launch(learner, platform, registration, learner_claims(platform))
+
+    assert Enrollment.objects.filter(classroom__lti_course__isnull=False).count() == 0  # the teacher has not chosen yet
+    teacher = Client()
+    launch(teacher, platform, registration, instructor_claims(platform))
+    teacher.post(reverse("lti_welcome"), {"choice": "new"})
+    launch(learner, platform, registration, learner_claims(platform))
+    assert Enrollment.objects.get().learner.lti_users.get().sub == "student-1"
+
+
+def test_an_existing_account_is_linked_by_signing_in_once_and_only_to_one_platform_user(platform, registration):
+    ann = make_user("ann")
+    first = Client()
+    launch(first, platform, registration, learner_claims(platform, user_id="s-ann"))
+
+    wrong = first.post(reverse("lti_welcome"), {"choice": "link", "username": "ann", "password": "nope"})
+    assert wrong.status_code == 422 and LtiUser.objects.get().auth_user is None
+    right = first.post(reverse("lti_welcome"), {"choice": "link", "username": "ann", "password": PASSWORD})
+    assert right.status_code == 302
+    assert LtiUser.objects.get(sub="s-ann").auth_user == ann and int(first.session["_auth_user_id"]) == ann.pk
+
+    # Another user of the same platform cannot take ann's account.
+    other = Client()
+    launch(other, platform, registration, learner_claims(platform, user_id="s-mallory"))
+    refused = other.post(reverse("lti_welcome"), {"choice": "link", "username": "ann", "password": PASSWORD})
+    assert refused.status_code == 422 and "already linked to another user" in refused.content.decode()
+    assert LtiUser.objects.get(sub="s-mallory").auth_user is None
+
+
+# --- Roles -----------------------------------------------------------------------------------------
+
+def test_no_launch_makes_anyone_the_instructor_of_a_class_they_do_not_own(platform, registration):
+    owner = Client()
+    launch(owner, platform, registration, instructor_claims(platform))
+    owner.post(reverse("lti_welcome"), {"choice": "new"})
+    classroom = Classroom.objects.get()
+
+    # A second instructor of the same course: told who runs it, not made its owner.
+    other = Client()
+    launch(other, platform, registration, instructor_claims(platform, user_id="teacher-2"))
+    response = other.post(reverse("lti_welcome"), {"choice": "new"}, follow=True)
+    assert "is run here by" in response.content.decode()
+    classroom.refresh_from_db()
+    assert classroom.owner.lti_users.get().sub == "teacher-1"
+    assert other.get(classroom.get_absolute_url()).status_code == 404
+
+    # A teaching assistant's sub-role is not the course's instructor role; roles come from each launch.
+    assistant = Client()
+    launch(assistant, platform, registration, platform.resource_link_claims(
+        user_id="ta-1", roles=("TeachingAssistant",), context_id="course-2", context_title="Course 2"))
+    assistant.post(reverse("lti_welcome"), {"choice": "new"})
+    assert not Classroom.objects.filter(name="Course 2").exists()
+    assert not LtiUser.objects.get(sub="ta-1").auth_user.is_instructor
+
+
+# --- Bad launches --------------------------------------------------------------------------------------
+
+DEPLOYMENT = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
+MESSAGE_TYPE = "https://purl.imsglobal.org/spec/lti/claim/message_type"
+VERSION = "https://purl.imsglobal.org/spec/lti/claim/version"
+
+
+@pytest.mark.parametrize("tamper", [
+    pytest.param({"wrong_key": True}, id="signed by a key not in the platform's key set"),
+    pytest.param({"alg": "none"}, id="unsigned"),
+    pytest.param({"alg": "HS256"}, id="HMAC with the public key"),
+    pytest.param({"kid": "no-such-key"}, id="unknown key id"),
+    pytest.param({"iss": "https://evil.example"}, id="another issuer"),
+    pytest.param({"aud": "another-tool"}, id="another audience"),
+    pytest.param({"exp_offset": -3600}, id="expired"),
+    pytest.param({"nonce": "made-up"}, id="a nonce no login issued"),
+    pytest.param({"drop": [DEPLOYMENT]}, id="no deployment id"),
+    pytest.param({"drop": [MESSAGE_TYPE]}, id="no message type"),
+    pytest.param({"drop": [VERSION]}, id="no version"),
+])
+def test_a_bad_launch_is_refused_with_a_page_and_changes_nothing(platform, registration, tamper):
+    client = Client()
+    before = state()
+
+    response = launch(client, platform, registration, learner_claims(platform), **tamper)
+
+    assert response.status_code == 400
+    assert "This launch from your course did not work" in response.content.decode()
+    assert state() == before and "_auth_user_id" not in client.session
+
+
+def test_an_unregistered_or_switched_off_deployment_is_refused_and_not_recorded(platform, registration):
+    claims = learner_claims(platform)
+    claims[DEPLOYMENT] = "deployment-nobody-registered"
+    before = state()
+    assert launch(Client(), platform, registration, claims).status_code == 400
+    assert state() == before
+
+    LtiDeployment.objects.update(is_active=False)
+    assert launch(Client(), platform, registration, learner_claims(platform)).status_code == 400
+    assert state() == before
+
+
+def test_the_same_launch_posted_again_is_refused(platform, registration):
+    client = Client()
+    claims = learner_claims(platform)
+    form = platform.authentication_response(start_launch(client, platform, registration, claims), claims)
+    assert client.post(reverse("lti_launch"), form).status_code == 302
+    before = state()
+
+    again = client.post(reverse("lti_launch"), form)
+
+    assert again.status_code == 400 and "used already" in again.content.decode()
+    assert state() == before
+
+
+def test_a_launch_whose_state_is_not_this_browsers_is_refused(platform, registration):
+    claims = learner_claims(platform)
+    form = platform.authentication_response(start_launch(Client(), platform, registration, claims), claims)
+    before = state()
+
+    response = Client().post(reverse("lti_launch"), form)  # another browser: no state cookie
+
+    assert response.status_code == 400 and state() == before
+
+
+def test_a_platform_key_rotation_keeps_launches_working(platform, registration):
+    platform.rotate_key(keep_old=True)
+    assert launch(Client(), platform, registration, learner_claims(platform)).status_code == 302
+
+
+def test_a_login_without_a_target_or_for_an_unknown_registration_is_refused(platform, registration):
+    client = Client()
+    fields = platform.login_initiation(target_link_uri=LAUNCH_URL, login_hint="s-1")
+    assert client.post(reverse("lti_login", args=["6f1c1b8e-0000-4000-8000-000000000000"]), fields).status_code == 400
+    del fields["target_link_uri"]
+    assert client.post(reverse("lti_login", args=[registration.uuid]), fields).status_code == 400
+
+
+# --- The tool's keys and configuration ---------------------------------------------------------------------
+
+def test_the_key_set_keeps_the_old_key_after_a_rotation_and_the_configuration_page_lists_the_urls(registration):
+    first = Key.objects.get()
+    call_command("rotate_keys", stdout=None)
+    kids = [key["kid"] for key in Client().get(reverse("lti_jwks")).json()["keys"]]
+    assert len(kids) == 2 and str(first) in kids
+
+    staff = make_user("admin", is_staff=True)
+    client = Client()
+    client.force_login(staff)
+    page = client.get(reverse("lti_configuration")).content.decode()
+    assert f"http://testserver/lti/login/{registration.uuid}/" in page
+    assert "http://testserver/lti/launch/" in page and "http://testserver/.well-known/jwks.json" in page
+
+
+def test_the_lti_key_command_makes_one_key_only_when_there_is_none(db):
+    call_command("lti_key", stdout=None)
+    call_command("lti_key", stdout=None)
+    assert Key.objects.count() == 1
