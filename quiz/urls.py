@@ -21,6 +21,7 @@ from quiz.views import (
     history,
     library,
     lti,
+    lti_roster,
     manage,
     media,
     mock_exam,
@@ -172,6 +173,7 @@ urlpatterns = [
             path("gradebook/", teach.gradebook, name="gradebook"),
             path("mock-exam/", mock_exam.class_mock_exam, name="class_mock_exam"),
             path("calibration/", teach.class_calibration, name="class_calibration"),
+            path("roster/sync/", lti_roster.sync_roster, name="sync_roster"),
         ])),
         # Files, not folders: no trailing slash, so outside the folder's group.
         path("classes/<int:classroom_id>/gradebook.csv", teach.gradebook_csv, name="gradebook_csv"),

@@ -129,6 +129,7 @@ URLS = {
     "rename_classroom": ("instructor_of", "post", lambda w: [w["classroom"].pk], lambda w: {"name": "Renamed"}),
     "new_assignment": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
     "gradebook": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
+    "sync_roster": ("instructor_of", "post", lambda w: [w["classroom"].pk], lambda w: {}),
     "class_mock_exam": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
     "class_calibration": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
     "gradebook_csv": ("instructor_of", "get", lambda w: [w["classroom"].pk], None),
