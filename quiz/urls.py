@@ -41,6 +41,7 @@ urlpatterns = [
         path("login/<uuid:registration_uuid>/", lti.login_initiation, name="lti_login"),
         path("launch/", lti.launch, name="lti_launch"),
         path("welcome/", lti.welcome, name="lti_welcome"),
+        path("deep-link/", lti.deep_link, name="lti_deep_link"),
         path("configuration/", lti.configuration, name="lti_configuration"),
     ])),
     # Quizzes, and the history of one's attempts

@@ -141,7 +141,7 @@ NOT_PAGES = {
     "change_email": "POST only", "send_verification": "POST only", "reminder_settings": "POST only",
     "sign_out_device": "POST only", "sign_out_other_devices": "POST only", "hand_over_class": "POST only",
     "lti_jwks": "the tool's public keys (JSON)", "lti_login": "a redirect to the platform's login",
-    "lti_launch": "POST only (from an LMS)", "lti_welcome": "needs a launch: tests/test_lti.py",
+    "lti_launch": "POST only (from an LMS)", "lti_welcome": "needs a launch: tests/test_lti.py", "lti_deep_link": "needs a launch: tests/test_lti.py",
     "lti_configuration": "for staff (Django's admin users): tests/test_lti.py", "sync_roster": "POST only",
 }
 

@@ -255,3 +255,118 @@ def test_the_lti_key_command_makes_one_key_only_when_there_is_none(db):
     call_command("lti_key", stdout=None)
     call_command("lti_key", stdout=None)
     assert Key.objects.count() == 1
+
+
+# --- Deep linking -----------------------------------------------------------------------------------
+
+def test_an_instructor_adds_an_assignment_from_the_lms_picker_and_learners_launch_straight_into_it(
+        platform, registration):
+    import re
+    from html import unescape
+
+    import requests
+
+    from quiz.models import Assignment
+    from tests.class_factories import make_pool
+
+    teacher = Client()
+    launch(teacher, platform, registration, platform.deep_linking_claims(user_id="teacher-1", name="Ines"))
+    response = teacher.post(reverse("lti_welcome"), {"choice": "new"})
+    assert response.url == reverse("lti_deep_link")
+    owner = LtiUser.objects.get(sub="teacher-1").auth_user
+    pool = make_pool(owner, make_question_set_for_pool(), title="Ports quiz")
+    assert "Ports quiz" in teacher.get(reverse("lti_deep_link")).content.decode()
+
+    page = teacher.post(reverse("lti_deep_link"), {
+        "kind": "assignment", "pool": pool.pk, "title": "Ports, week 1", "opens_at": "2026-12-01T09:00",
+        "due_at": "2026-12-08T09:00", "grading": "best", "feedback_timing": "immediate",
+    })
+    assert page.status_code == 200, page.content.decode()[:3000]
+    html = page.content.decode()
+    action = unescape(re.search(r'<form method="post" action="([^"]+)" data-submit-on-load>', html)[1])
+    jwt = re.search(r'name="JWT" value="([^"]+)"', html)[1]
+    assert action.startswith(platform.base_url) and f"form-action 'self' {platform.base_url}" in page["Content-Security-Policy"]
+    platform.tool_jwks = Key.objects.as_jwks()
+    assert requests.post(action, data={"JWT": jwt}, timeout=10).status_code == 200  # the browser's post
+
+    assignment = Assignment.objects.get()
+    [answer] = platform.deep_link_responses
+    [link] = answer["links"]
+    item = link["content_item"]
+    assert item["url"] == LAUNCH_URL and item["title"] == "Ports, week 1"
+    assert item["custom"]["assignment"] == str(assignment.pk)
+    assert item["lineItem"]["scoreMaximum"] == 100 and link["line_item"] is not None
+    assert assignment.classroom.lti_course.context.id_on_platform == "course-1"
+
+    # A learner launches the new link: the LMS fills in the activity's dates; straight to the assignment.
+    custom = {**item["custom"], "available": "2026-12-02T08:00:00Z", "due": "2026-12-20T17:00:00Z"}
+    learner = Client()
+    launch(learner, platform, registration, learner_claims(
+        platform, resource_link_id=link["resource_link_id"], custom=custom))
+    response = learner.post(reverse("lti_welcome"), {"choice": "new"})
+    assert response.url == reverse("learner_assignment", args=[assignment.pk])
+    assignment.refresh_from_db()
+    assert (assignment.opens_at.isoformat(), assignment.due_at.isoformat()) == (
+        "2026-12-02T08:00:00+00:00", "2026-12-20T17:00:00+00:00")
+
+
+def make_question_set_for_pool():
+    from tests.factories import make_question_set
+
+    return make_question_set(questions=3).questions.all()
+
+
+def test_a_learner_cannot_add_activities_and_a_link_to_another_class_opens_nothing_of_it(platform, registration):
+    from quiz.models import Assignment
+    from tests.class_factories import make_assignment, make_classroom, make_instructor, make_pool
+
+    before = state()
+    refused = launch(Client(), platform, registration, platform.deep_linking_claims(user_id="s-1", roles=("Learner",)))
+    assert refused.status_code == 400 and "instructors add activities from this tool" in refused.content.decode()
+    assert state() == before
+
+    elsewhere = make_instructor("elsewhere")
+    other = make_assignment(make_classroom(elsewhere), make_pool(elsewhere, make_question_set_for_pool()))
+    teacher = Client()
+    launch(teacher, platform, registration, instructor_claims(platform))
+    teacher.post(reverse("lti_welcome"), {"choice": "new"})
+    learner = Client()
+    launch(learner, platform, registration, learner_claims(platform, custom={"assignment": str(other.pk)}))
+    response = learner.post(reverse("lti_welcome"), {"choice": "new"})
+    assert response.url == reverse("my_classes")  # the course's class, not the other class's assignment
+    assert Assignment.objects.get(pk=other.pk).classroom.owner == elsewhere
+    assert learner.get(reverse("learner_assignment", args=[other.pk])).status_code == 404
+
+
+def test_a_practice_link_opens_the_set_or_deck_when_the_learner_may_see_it(platform, registration):
+    import re
+
+    import requests
+
+    from tests.factories import make_deck, make_question_set
+
+    library_set = make_question_set("Subnetting drills", questions=2)
+    teacher = Client()
+    launch(teacher, platform, registration, platform.deep_linking_claims(user_id="teacher-1"))
+    teacher.post(reverse("lti_welcome"), {"choice": "new"})
+    owner = LtiUser.objects.get(sub="teacher-1").auth_user
+    private_deck = make_deck("Ines's private deck", owner=owner)
+
+    page = teacher.post(reverse("lti_deep_link"), {"kind": "set", "set": library_set.pk}).content.decode()
+    platform.tool_jwks = Key.objects.as_jwks()
+    action = re.search(r'action="([^"]+)" data-submit-on-load', page)[1].replace("&amp;", "&")
+    requests.post(action, data={"JWT": re.search(r'name="JWT" value="([^"]+)"', page)[1]}, timeout=10)
+    custom = platform.deep_link_responses[0]["links"][0]["content_item"]["custom"]
+    assert custom == {"set": str(library_set.pk)}
+
+    learner = Client()
+    launch(learner, platform, registration, learner_claims(platform, custom=custom))
+    response = learner.post(reverse("lti_welcome"), {"choice": "new"})
+    assert response.url == reverse("browse") + "?q=Subnetting+drills"
+
+    # A deck the learner may not see (the instructor's private one): the class page instead.
+    launch(learner, platform, registration, learner_claims(platform, custom={"deck": str(private_deck.pk)}))
+    assert learner.post(reverse("lti_launch"), {}).status_code == 400  # and a bare post is refused
+    again = Client()
+    response = launch(again, platform, registration, learner_claims(platform, custom={"deck": str(private_deck.pk)}))
+    assert response.url == reverse("my_classes")

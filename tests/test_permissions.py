@@ -41,6 +41,8 @@ KINDS = {
     "image": {"anonymous": 404, "learner": OK, "outsider": 404, "owner": 404, "other_instructor": 404},
     # A link from an email that is no one's (a bad token): its "does not work" page, for anyone.
     "bad_link": dict.fromkeys(ACTORS, 400),
+    # A page that needs what a launch left in the session: without it, refused (for visitors: sign in).
+    "signed_in_bad_link": {"anonymous": LOGIN, "learner": 400, "outsider": 400, "owner": 400, "other_instructor": 400},
     # For the site's staff (Django's admin users), whom the admin's login asks for.
     "staff": dict.fromkeys(ACTORS, "admin login"),
 }
@@ -66,6 +68,7 @@ URLS = {
     "lti_login": ("bad_link", "get", lambda w: ["6f1c1b8e-0000-4000-8000-000000000000"], None),
     "lti_launch": ("bad_link", "post", lambda w: [], lambda w: {"state": "state-x", "id_token": "not.a.jwt"}),
     "lti_welcome": ("bad_link", "get", lambda w: [], None),
+    "lti_deep_link": ("signed_in_bad_link", "get", lambda w: [], None),
     "lti_configuration": ("staff", "get", lambda w: [], None),
     "preview_item": ("signed_in", "post", lambda w: [], lambda w: {"stem": "**Which?**", "markup": "markdown"}),
     "share_set": ("own", "post", lambda w: [w["private_set"].pk], lambda w: {"visibility": "everyone"}),
@@ -182,7 +185,7 @@ URLS = {
 # other page is GET-only and must say so.
 PAGES_WITH_A_FORM = {
     "signup", "password_reset", "password_reset_confirm", "login", "attempt_question", "study_deck", "review_due", "drill", "study_settings", "join_class",
-    "join_class_with_code", "new_pool", "pool", "new_assignment", "assignment", "import_content", "import_preview", "import_history", "lti_login", "lti_welcome",
+    "join_class_with_code", "new_pool", "pool", "new_assignment", "assignment", "import_content", "import_preview", "import_history", "lti_login", "lti_welcome", "lti_deep_link",
     "new_question", "edit_question", "delete_question", "delete_set", "new_card", "edit_card", "delete_card", "delete_deck",
     "remove_learner", "archive_classroom", "edit_assignment", "copy_assignment", "delete_assignment", "delete_pool", "exclude_question",
     "mock_exam", "class_mock_exam", "attempt_submit", "password_change", "undo_email_change", "unsubscribe", "verify_email",

@@ -3,14 +3,18 @@ launch it posts, the first launch's choice of account, and the page an administr
 tool's URLs from. docs/lti.md tells how to register the tool in Moodle and in Canvas."""
 
 import logging
+from urllib.parse import urlsplit
 
+from csp.decorators import csp_update
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
 from django.db import transaction
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from lti_tool.models import Key, LtiContext, LtiRegistration, LtiUser
@@ -18,14 +22,22 @@ from lti_tool.utils import DjangoToolConfig, sync_data_from_launch
 from pylti1p3.contrib.django import DjangoCacheDataStorage, DjangoOIDCLogin
 from pylti1p3.exception import LtiException, OIDCException
 
+from quiz.forms import AssignmentForm
+from quiz.lib.content_version import content_changed
 from quiz.lti.accounts import AlreadyLinked, link_account, linked_account, new_account
 from quiz.lti.classes import enter_course, teaches
+from quiz.lti.deep_linking import assignment_link, practice_choices, practice_link
+from quiz.lti.deep_linking import response as deep_link_response
 from quiz.lti.launches import use_nonce, validated_launch
+from quiz.lti.targets import follow_lms_dates, target_url
+from quiz.models import Classroom
 from quiz.security import client_address
 
 log = logging.getLogger("quiz.security")
 BACKEND = "django.contrib.auth.backends.ModelBackend"
 WELCOME = "lti_welcome"  # the session's first launch waiting for the learner's choice of account
+DEEP_LINK = "lti_deep_link"  # the deep-linking launch waiting for the instructor's choice
+CUSTOM = "https://purl.imsglobal.org/spec/lti/claim/custom"
 
 
 @csrf_exempt
@@ -51,8 +63,10 @@ def launch(request):
     and the learner signed in to their linked account, or asked which account at the first one."""
     try:
         lti_launch = validated_launch(request)
-        if not lti_launch.is_resource_launch:
+        if not (lti_launch.is_resource_launch or lti_launch.is_deep_link_launch):
             raise LtiException("this kind of launch is not supported yet")
+        if lti_launch.is_deep_link_launch and not teaches(lti_launch.roles_claim):
+            raise LtiException("only the course's instructors add activities from this tool")
         with transaction.atomic():
             use_nonce(lti_launch)
             sync_data_from_launch(lti_launch)
@@ -62,6 +76,8 @@ def launch(request):
     arriving = {
         "lti_user": lti_launch.user.pk, "context": lti_launch.context.pk,
         "teaching": teaches(lti_launch.roles_claim), "platform": lti_launch.registration.name,
+        "custom": lti_launch.get_claim(CUSTOM) if lti_launch.is_resource_launch else None,
+        "deep_link": lti_launch.get_launch_id() if lti_launch.is_deep_link_launch else None,
     }
     if account := linked_account(lti_launch.user):
         return _arrive(request, account, arriving)
@@ -95,6 +111,13 @@ def _arrive(request, account, arriving):
     login(request, account, backend=BACKEND)
     arrival = enter_course(account, LtiContext.objects.get(pk=arriving["context"]), teaching=arriving["teaching"])
     classroom = arrival.classroom
+    if arriving.get("deep_link") and arrival.standing == "owner":
+        request.session[DEEP_LINK] = {"launch": arriving["deep_link"], "classroom": classroom.pk}
+        return redirect("lti_deep_link")
+    if classroom is not None and arrival.standing in ("owner", "learner"):
+        follow_lms_dates(classroom, arriving.get("custom"))
+        if target := target_url(arriving.get("custom"), account, classroom, teaching=arrival.standing == "owner"):
+            return redirect(target)
     if arrival.standing == "owner":
         return redirect(classroom)
     if arrival.standing == "learner":
@@ -108,6 +131,48 @@ def _arrive(request, account, arriving):
     else:
         messages.info(request, "Your course's instructor has not opened it here yet: your class appears once they do.")
     return redirect("home")
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def deep_link(request):
+    """The LMS's picker: what the new activity opens here (quiz.lti.deep_linking)."""
+    picking = request.session.get(DEEP_LINK) or {}
+    classroom = Classroom.objects.filter(pk=picking.get("classroom"), owner=request.user).first()
+    if classroom is None:
+        return _refused(request, "no activity is being added here: start again from the course")
+    kind = request.POST.get("kind")
+    form = AssignmentForm(request.POST if kind == "assignment" else None, owner=request.user,
+                          initial=AssignmentForm.default_dates(timezone.now()))
+    sets, decks = practice_choices(request.user)
+    launch_url = request.build_absolute_uri(reverse("lti_launch"))
+    resource = None
+    if kind == "assignment" and form.is_valid():
+        assignment = form.save(commit=False)
+        assignment.classroom = classroom
+        assignment.save()
+        content_changed()
+        resource = assignment_link(assignment, launch_url)
+    elif kind in ("set", "deck"):
+        chosen = next((item for item in (sets if kind == "set" else decks) if str(item.pk) == request.POST.get(kind)), None)
+        resource = practice_link(kind, chosen, launch_url) if chosen else None
+    if resource is not None:
+        return _deep_link_return(request, picking["launch"], resource)
+    context = {"classroom": classroom, "form": form, "sets": sets, "decks": decks,
+               "problem": kind in ("set", "deck")}
+    return render(request, "lti/deep_link.html", context, status=422 if form.errors or kind in ("set", "deck") else 200)
+
+
+def _deep_link_return(request, launch_id, resource):
+    """The signed answer to the LMS, posted back by the browser (by itself, or with the button)."""
+    try:
+        return_url, jwt = deep_link_response(request, launch_id, [resource])
+    except (LtiException, KeyError, TypeError) as error:  # the stored launch expired (a day)
+        return _refused(request, str(error) if isinstance(error, LtiException) else "the course's request expired")
+    request.session.pop(DEEP_LINK, None)
+    origin = "{0.scheme}://{0.netloc}".format(urlsplit(return_url))
+    page = render(request, "lti/deep_link_return.html", {"return_url": return_url, "jwt": jwt, "title": resource.get_title()})
+    return csp_update({"form-action": [origin]})(lambda request: page)(request)
 
 
 def _refused(request, reason):
