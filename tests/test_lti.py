@@ -370,3 +370,110 @@ def test_a_practice_link_opens_the_set_or_deck_when_the_learner_may_see_it(platf
     again = Client()
     response = launch(again, platform, registration, learner_claims(platform, custom={"deck": str(private_deck.pk)}))
     assert response.url == reverse("my_classes")
+
+
+# --- Grades back -------------------------------------------------------------------------------------
+
+def deep_linked_assignment(platform, registration):
+    """An instructor's class with an assignment added from the LMS's picker: (assignment, link)."""
+    import re
+
+    import requests
+
+    from quiz.models import Assignment
+    from tests.class_factories import make_pool
+
+    teacher = Client()
+    launch(teacher, platform, registration, platform.deep_linking_claims(user_id="teacher-1"))
+    teacher.post(reverse("lti_welcome"), {"choice": "new"})
+    owner = LtiUser.objects.get(sub="teacher-1").auth_user
+    pool = make_pool(owner, make_question_set_for_pool())
+    page = teacher.post(reverse("lti_deep_link"), {
+        "kind": "assignment", "pool": pool.pk, "title": "Ports", "opens_at": "2026-01-01T09:00",
+        "due_at": "2099-01-01T09:00", "grading": "best", "feedback_timing": "immediate",
+    }).content.decode()
+    platform.tool_jwks = Key.objects.as_jwks()
+    action = re.search(r'action="([^"]+)" data-submit-on-load', page)[1].replace("&amp;", "&")
+    requests.post(action, data={"JWT": re.search(r'name="JWT" value="([^"]+)"', page)[1]}, timeout=10)
+    [link] = platform.deep_link_responses[-1]["links"]
+    return Assignment.objects.get(title="Ports"), link, teacher
+
+
+def test_a_learners_counted_score_goes_to_the_lms_gradebook_and_a_failed_call_is_sent_later(
+        platform, registration, django_capture_on_commit_callbacks):
+    from quiz.models import GradeSend
+    from quiz.teaching import rules
+    from tests.class_factories import take
+
+    assignment, link, teacher = deep_linked_assignment(platform, registration)
+    learner = Client()
+    launch(learner, platform, registration, learner_claims(
+        platform, resource_link_id=link["resource_link_id"], custom=link["content_item"]["custom"]))
+    learner.post(reverse("lti_welcome"), {"choice": "new"})
+    account = LtiUser.objects.get(sub="student-1").auth_user
+    assert assignment.lti_grades.line_item_url == link["line_item"]["id"]  # named by the LMS at the launch
+
+    with django_capture_on_commit_callbacks(execute=True):
+        take(assignment, account, [0, 1, 0])  # two of three right (question N's right choice is N-1)
+    [score] = platform.scores
+    assert (score["userId"], score["scoreGiven"], score["scoreMaximum"]) == ("student-1", 67, 100)
+    assert (score["activityProgress"], score["gradingProgress"]) == ("Completed", "FullyGraded")
+    assert score["lineItem"] == link["line_item"]["id"]
+
+    # The LMS fails: the better score waits, with its error, until the catch-up timer sends it.
+    platform.fail_next(1)
+    with django_capture_on_commit_callbacks(execute=True):
+        take(assignment, account, [0, 1, 2])
+    send = GradeSend.objects.get()
+    assert send.waiting and send.score == 100 and send.tries == 1 and send.last_error
+    page = teacher.get(reverse("assignment", args=[assignment.pk])).content.decode()
+    assert "waiting (1 failed try:" in page
+    call_command("catch_up", stdout=None)
+    assert [s["scoreGiven"] for s in platform.scores] == [67, 100]
+    send.refresh_from_db()
+    assert not send.waiting and send.sent_at and send.tries == 0
+
+    # An exclusion changes the counted score: the new one goes too; nothing changed, nothing sent.
+    question = assignment.pool.questions_for_attempt()[0]
+    with django_capture_on_commit_callbacks(execute=True):
+        assignment.exclude_question(question, by=assignment.classroom.owner)
+    call_command("catch_up", stdout=None)
+    assert len(platform.scores) == 2  # still 100%: the best attempt had that question right
+    with django_capture_on_commit_callbacks(execute=True):
+        rules.save_override(assignment=assignment, learner=account, rules={})
+    assert len(platform.scores) == 2
+    assert "100%" in teacher.get(reverse("assignment", args=[assignment.pk])).content.decode()
+
+
+def test_grades_go_only_to_the_lms_of_a_linked_assignment(platform, registration, django_capture_on_commit_callbacks):
+    from tests.class_factories import make_assignment, make_classroom, make_instructor, make_pool, take
+
+    teacher = make_instructor("plain")
+    learner = make_user("plain-learner")
+    assignment = make_assignment(make_classroom(teacher, learners=[learner]), make_pool(teacher, make_question_set_for_pool()))
+    with django_capture_on_commit_callbacks(execute=True):
+        take(assignment, learner, [0, 1, 2])
+    call_command("catch_up", stdout=None)
+    assert platform.scores == [] and not platform.requests_to("/token")
+
+
+def test_the_assignment_page_lists_sent_scores_in_fixed_queries(platform, registration):
+    from django.utils import timezone
+
+    from quiz.models import GradeSend, LtiGradeLink
+    from tests.helpers import AUTH, count_queries
+
+    assignment, link, teacher = deep_linked_assignment(platform, registration)
+    LtiGradeLink.objects.create(assignment=assignment, line_item_url=link["line_item"]["id"])
+    url = reverse("assignment", args=[assignment.pk])
+
+    def add_learners(count):
+        for _ in range(count):
+            GradeSend.objects.create(assignment=assignment, learner=make_user(), score=50, status="submitted",
+                                     changed_at=timezone.now())
+
+    add_learners(1)
+    few = count_queries(teacher, url, ok=(200,))
+    add_learners(9)
+    # assignment; learners to pick; overrides; the gradebook column; its scores with their learners
+    assert few == count_queries(teacher, url, ok=(200,)) == AUTH + 5

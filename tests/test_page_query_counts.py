@@ -53,7 +53,8 @@ PAGES = {
     "review_answer": ("learner", lambda w: [w["review"].pk], 1),  # the log row, its item and what it showed
     "card_history": ("learner", lambda w: [], 2),  # paginator count; one page of cards with decks
     "attempt_results": ("learner", None, 3),  # attempt with set and user; slots with questions; their topics
-    "assignment": ("teacher", lambda w: [w["assignment"].pk], 3),  # assignment; learners to pick; overrides
+    # assignment; learners to pick; overrides; its LMS gradebook column (none here: no scores listed)
+    "assignment": ("teacher", lambda w: [w["assignment"].pk], 4),
     "new_assignment": ("teacher", lambda w: [w["classroom"].pk], 3),  # classroom; is there one pool only (chosen); pools to pick from
     # assignment; learner; any expired attempt to close; the attempts
     "learner_attempts": ("teacher", lambda w: [w["assignment"].pk, w["learner"].pk], 4),

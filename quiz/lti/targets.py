@@ -30,19 +30,21 @@ def target_url(custom, account, classroom, *, teaching):
 def follow_lms_dates(classroom, custom):
     """Give the launched assignment the dates the LMS gives its activity, when it gives readable
     ones (opening before due); the LMS is where the instructor set them last."""
-    custom = custom if isinstance(custom, dict) else {}
-    assignment_id = _id(custom.get("assignment"))
     opens, due = lms_dates(custom)
-    if assignment_id is None or (opens is None and due is None):
-        return
-    assignment = Assignment.objects.filter(pk=assignment_id, classroom=classroom).first()
-    if assignment is None:
+    if (opens is None and due is None) or (assignment := linked_assignment(classroom, custom)) is None:
         return
     opens, due = opens or assignment.opens_at, due or assignment.due_at
     if opens < due and (opens, due) != (assignment.opens_at, assignment.due_at):
         assignment.opens_at, assignment.due_at = opens, due
         assignment.save(update_fields=["opens_at", "due_at"])
         content_changed()
+
+
+def linked_assignment(classroom, custom):
+    """The assignment of `classroom` the link's custom parameters name, or None."""
+    custom = custom if isinstance(custom, dict) else {}
+    assignment_id = _id(custom.get("assignment"))
+    return None if assignment_id is None else Assignment.objects.filter(pk=assignment_id, classroom=classroom).first()
 
 
 def lms_dates(custom):

@@ -25,7 +25,7 @@ from .content import (
     count_of,
 )
 from .imports import HistoryImport, PendingFile, PendingImage, PendingImport
-from .lti import LtiClass, LtiNonce
+from .lti import GradeSend, LtiClass, LtiGradeLink, LtiNonce
 from .media import MediaFile
 from .memory import MemoryState, ReviewLog, ScheduleFit, StudyDay
 from .mock_exams import ExamBlueprint, MockExam
@@ -36,7 +36,7 @@ from .users import User
 __all__ = [
     "MAX_SECONDS_PER_QUESTION", "Attempt", "AttemptSlot", "AttemptQuerySet", "score_by_topic", "shuffled",
     "Card", "Choice", "Deck", "Question", "QuestionSet", "SourceDocument", "Topic", "User", "Visibility", "count_of",
-    "ExamBlueprint", "MemoryState", "MockExam", "ReviewLog", "ScheduleFit", "StudyDay", "PendingImport", "PendingFile", "PendingImage", "HistoryImport", "LtiClass", "LtiNonce", "ReminderSent", "MediaFile", "Markup",
+    "ExamBlueprint", "MemoryState", "MockExam", "ReviewLog", "ScheduleFit", "StudyDay", "PendingImport", "PendingFile", "PendingImage", "HistoryImport", "LtiClass", "LtiNonce", "LtiGradeLink", "GradeSend", "ReminderSent", "MediaFile", "Markup",
     "Assignment", "AssignmentOverride", "Classroom", "Enrollment", "ExcludedQuestion", "QuestionPool", "PoolQuestion", "Rules",
     "new_join_code",
 ]

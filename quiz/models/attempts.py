@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from quiz.lib.numbers import percent, points
+from quiz.lib.scores import announce_scores_changed
 
 from .content import Choice, QuestionSet, count_of, points_of
 from .kinds import QuestionKind, is_full_credit, picks_problem, typed_problem
@@ -353,6 +354,8 @@ class Attempt(models.Model):
         Attempt.objects.filter(pk=self.pk).update(
             finished_at=self.finished_at, is_late=self.is_late, correct_count=self.correct_count, score=self.score
         )
+        if self.assignment_id:
+            announce_scores_changed(self.assignment_id, self.user_id)
 
     def _scored(self):
         """(answers with full credit, points), counted by the database from the slots."""
@@ -374,4 +377,6 @@ class Attempt(models.Model):
             if list(Attempt.objects.select_for_update().filter(pk=self.pk, finished_at__isnull=True).values_list("pk")):
                 correct, score = self._scored()
                 Attempt.objects.filter(pk=self.pk).update(finished_at=now, correct_count=correct, score=score, is_late=late)
+                if self.assignment_id:
+                    announce_scores_changed(self.assignment_id, self.user_id)
         self.refresh_from_db(fields=["finished_at", "correct_count", "score", "is_late"])

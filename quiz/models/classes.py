@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from quiz.lib.content_version import content_changed
+from quiz.lib.scores import announce_scores_changed
 from quiz.lib.sql import BULK_UPDATE_BATCH
 
 from .content import Question
@@ -322,12 +323,14 @@ class Assignment(models.Model):
             assignment=self, question=question, defaults={"excluded_at": now or timezone.now(), "excluded_by": by}
         )
         content_changed()
+        announce_scores_changed(self.pk)
         return created
 
     def include_question(self, question):
         """Undo `exclude_question`; True if the question was excluded."""
         deleted, _ = self.exclusions.filter(question=question).delete()
         content_changed()
+        announce_scores_changed(self.pk)
         return bool(deleted)
 
     def rules_for(self, override=None):

@@ -5,6 +5,7 @@ from it and owned by them."""
 from django.db import models
 
 from .classes import Classroom
+from .users import User
 
 
 class LtiClass(models.Model):
@@ -30,3 +31,42 @@ class LtiNonce(models.Model):
 
     def __str__(self):
         return self.nonce
+
+
+class LtiGradeLink(models.Model):
+    """Where an assignment's scores go in an LMS: the line item (gradebook column) its deep link
+    asked for, as the LMS names it in the launches of that link (quiz.lti.grades)."""
+
+    assignment = models.OneToOneField("quiz.Assignment", on_delete=models.CASCADE, related_name="lti_grades")
+    line_item_url = models.URLField(max_length=500)
+
+    def __str__(self):
+        return self.line_item_url
+
+
+class GradeSend(models.Model):
+    """A learner's counted score on a linked assignment, for the LMS: the latest one to send
+    (`version`) and the last one it took (`sent_version`). A change of score makes a new version;
+    a failed call leaves it waiting, and the catch-up timer tries again: none is lost, and an
+    older score never overwrites a newer one (each carries the moment it changed)."""
+
+    assignment = models.ForeignKey("quiz.Assignment", on_delete=models.CASCADE, related_name="grade_sends")
+    learner = models.ForeignKey(User, on_delete=models.CASCADE, related_name="+")
+    score = models.PositiveSmallIntegerField(null=True, blank=True)  # 0-100; None: no finished attempt yet
+    status = models.CharField(max_length=20)  # the learner's standing (quiz.teaching.standing.Status)
+    changed_at = models.DateTimeField()
+    version = models.PositiveIntegerField(default=1)
+    sent_version = models.PositiveIntegerField(default=0)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    tries = models.PositiveSmallIntegerField(default=0)  # failed calls since the last success
+    last_error = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["assignment", "learner"], name="grade_send_once")]
+
+    def __str__(self):
+        return f"{self.learner} on {self.assignment_id}: {self.score}"
+
+    @property
+    def waiting(self):
+        return self.version > self.sent_version

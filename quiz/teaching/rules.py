@@ -12,6 +12,7 @@ from django.db.models import Prefetch, Q
 from django.utils import timezone
 
 from quiz.lib.content_version import content_changed
+from quiz.lib.scores import announce_scores_changed
 from quiz.models import Assignment, AssignmentOverride, Attempt, Rules
 
 from .standing import Standing, Status, standing_of
@@ -159,6 +160,7 @@ def save_override(*, assignment, learner, rules):
     AssignmentOverride.objects.update_or_create(
         assignment=assignment, learner=learner, defaults={name: rules.get(name) for name in OVERRIDE_FIELDS}
     )
+    announce_scores_changed(assignment.pk, learner.pk)
     content_changed()
     apply_rules_to_attempts(assignment=assignment, learner=learner)
 

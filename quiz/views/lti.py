@@ -28,8 +28,9 @@ from quiz.lti.accounts import AlreadyLinked, link_account, linked_account, new_a
 from quiz.lti.classes import enter_course, teaches
 from quiz.lti.deep_linking import assignment_link, practice_choices, practice_link
 from quiz.lti.deep_linking import response as deep_link_response
+from quiz.lti.grades import AGS_CLAIM, record_line_item
 from quiz.lti.launches import use_nonce, validated_launch
-from quiz.lti.targets import follow_lms_dates, target_url
+from quiz.lti.targets import follow_lms_dates, linked_assignment, target_url
 from quiz.models import Classroom
 from quiz.security import client_address
 
@@ -77,6 +78,7 @@ def launch(request):
         "lti_user": lti_launch.user.pk, "context": lti_launch.context.pk,
         "teaching": teaches(lti_launch.roles_claim), "platform": lti_launch.registration.name,
         "custom": lti_launch.get_claim(CUSTOM) if lti_launch.is_resource_launch else None,
+        "ags": lti_launch.get_claim(AGS_CLAIM) if lti_launch.is_resource_launch else None,
         "deep_link": lti_launch.get_launch_id() if lti_launch.is_deep_link_launch else None,
     }
     if account := linked_account(lti_launch.user):
@@ -116,6 +118,8 @@ def _arrive(request, account, arriving):
         return redirect("lti_deep_link")
     if classroom is not None and arrival.standing in ("owner", "learner"):
         follow_lms_dates(classroom, arriving.get("custom"))
+        if assignment := linked_assignment(classroom, arriving.get("custom")):
+            record_line_item(assignment, arriving.get("ags"))
         if target := target_url(arriving.get("custom"), account, classroom, teaching=arrival.standing == "owner"):
             return redirect(target)
     if arrival.standing == "owner":

@@ -19,6 +19,7 @@ from quiz.forms import AssignmentForm, BankFilterForm, ClassroomForm, OverrideFo
 from quiz.lib.content_version import content_changed
 from quiz.lib.csv_export import csv_download
 from quiz.lib.http import render_page, safe_next
+from quiz.lti.grades import sent_grades
 from quiz.models import Attempt, Classroom, Question, new_join_code
 from quiz.progress import calibration
 from quiz.study.catch_up import close_expired_attempts
@@ -201,7 +202,7 @@ def assignment(request, assignment_id):
         messages.success(request, f"Rules for {learner.username} saved.")
         return redirect("assignment", assignment_id=assignment.pk)
     overrides = assignment.overrides.select_related("learner").order_by("learner__username")
-    context = {"assignment": assignment, "form": form, "overrides": overrides}
+    context = {"assignment": assignment, "form": form, "overrides": overrides, **sent_grades(assignment)}
     return render(request, "instructor/assignment.html", context, status=400 if form.errors else 200)
 
 

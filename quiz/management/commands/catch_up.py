@@ -1,6 +1,6 @@
 """Close timed attempts whose deadline has passed and release held-back answers into the
-learners' memory queues, for everyone; and finish writing the Anki histories learners imported
-and left the progress page of.
+learners' memory queues, for everyone; finish writing the Anki histories learners imported
+and left the progress page of; and send LMS gradebooks the scores that changed or failed to go.
 
 Pages do this for the learner who opens them; a learner who never comes back needs a timer
 (cron or a systemd timer, every few minutes) to run this instead. Safe to run at any time and
@@ -10,6 +10,7 @@ from several servers at once: every close and every release is a guarded UPDATE.
 from django.core.management.base import BaseCommand
 
 from quiz.content.apkg_history import finish_history_imports
+from quiz.lti.grades import catch_up_grades
 from quiz.study.catch_up import catch_up
 
 
@@ -27,3 +28,6 @@ class Command(BaseCommand):
             self.stdout.write(f"Closed {closed} expired attempt(s); released {released} answer(s) to the review queue.")
             if histories := finish_history_imports():
                 self.stdout.write(f"Finished writing {histories} imported Anki review history(ies).")
+            sent, failed = catch_up_grades()
+            if sent or failed:
+                self.stdout.write(f"Sent {sent} score(s) to LMS gradebooks; {failed} failed and will be tried again.")
