@@ -179,7 +179,7 @@ QUIZ_PAGE_SIZE = 20
 # Other forms stay far below. Uploaded files are streamed to disk and not counted here.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 12_000_000
 # An Anki package (.apkg/.colpkg) with its images may be this large on the import page (other
-# files: 5 MB). The proxy in front must let a request this large through (docs/deployment.md).
+# files: 5 MB). The proxy in front must let a request this large through (README, Deployment).
 MAX_PACKAGE_BYTES = int(os.environ.get("DJANGO_MAX_PACKAGE_MB", "100")) * 1_000_000
 
 

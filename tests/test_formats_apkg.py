@@ -623,3 +623,38 @@ def test_a_package_past_the_site_s_limit_is_refused_with_a_message(tmp_path, lea
     assert not PendingImport.objects.exists()
     with pytest.raises(ContentError, match="larger than 6 MB, the most an Anki package may be"):
         parse_document(data, "photos.apkg")
+
+
+def test_a_text_file_that_begins_as_a_zip_is_text_with_the_text_limit_and_its_preview_works(learner):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    client = Client()
+    client.force_login(learner)
+    small = SimpleUploadedFile("notes.txt", b"PK\x03\x04front\tback\n")
+    response = client.post(reverse("import_content"), {"files": [small], "format": "anki"})
+    if response.status_code == 302:  # read as Anki text: its preview never fails on the zip's bytes
+        assert client.get(response.url).status_code == 200
+    else:
+        assert response.status_code == 422
+
+    large = SimpleUploadedFile("notes.txt", b"PK\x03\x04" + b"front\tback\n" * 600_000)
+    refused = client.post(reverse("import_content"), {"files": [large], "format": "anki"}).content.decode()
+    assert "notes.txt: file is larger than 5 MB, the most a file may be." in refused
+    with pytest.raises(ContentError, match="larger than 5 MB"):
+        parse_document(b"PK\x03\x04" + b"front\tback\n" * 600_000, "notes.txt", "anki")
+
+
+def test_the_apply_writes_one_steps_worth_however_many_decks_the_package_has(anki_packages, learner, monkeypatch):
+    monkeypatch.setattr(apkg_history, "STEP_REVIEWS", 2)
+    packages, _ = anki_packages
+    client = Client()
+    client.force_login(learner)
+    upload = io.BytesIO(packages["apkg"])
+    upload.name = "mine.apkg"
+
+    apply_preview(client, client.post(reverse("import_content"), {"files": [upload]}).url, with_reviews="yes")
+
+    written = ReviewLog.objects.filter(user=learner).count()
+    jobs = HistoryImport.objects.filter(owner=learner)
+    # The first card of a step is written whole (the Basic card has 6): at most one card past the budget.
+    assert 0 < written <= 2 + 6 and written < 11 and sum(job.done for job in jobs) == written

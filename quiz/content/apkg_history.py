@@ -32,6 +32,7 @@ from ..models import Card, Deck, HistoryImport, MemoryState, ReviewLog, StudyDay
 from ..study import scheduling
 from ..study.bulk import rate_in_bulk
 from .apkg_format import looks_like_package, review_history
+from .documents import ContentError
 from .sync import existing_container
 
 
@@ -92,15 +93,27 @@ def import_review_history(user, deck, history, *, now=None):
     return counts
 
 
-def reviews_in(files):
+def reviews_in(files, format=""):
     """{file name: reviews in its history} for the Anki packages among `files` that have any: what
     the preview page asks consent for ("Also import your 1,234 reviews from Anki")."""
     found = {}
-    for name, data in files:
-        if looks_like_package(data):
-            if count := sum(len(reviews) for reviews in review_history(name, data).values()):
-                found[name] = count
+    for name, history in _histories(files, format):
+        if count := sum(len(reviews) for reviews in history.values()):
+            found[name] = count
     return found
+
+
+def _histories(files, format):
+    """(file name, review history) of the files read as Anki packages: in the import's format, or
+    (none chosen) recognised as one. A file that only looks like one (a text file beginning as a
+    zip does) has none."""
+    for name, data in files:
+        if format not in ("", None, "apkg") or not looks_like_package(data):
+            continue
+        try:
+            yield name, review_history(name, data)
+        except ContentError:
+            continue
 
 
 # --- In steps ----------------------------------------------------------------------------------------
@@ -108,16 +121,13 @@ def reviews_in(files):
 STEP_REVIEWS = 5_000  # reviews a step writes at most (whole cards): a second or two
 
 
-def start_history_imports(user, files, documents, *, now=None):
+def start_history_imports(user, files, documents, *, format="", now=None):
     """Keep the review history of every Anki package among `files` for the decks its
     `documents` were saved as, `user`'s own, as HistoryImports to write in steps. Only the
     reviews of the decks' cards are kept. Returns them (not written yet)."""
     now = now or timezone.now()
     jobs = []
-    for name, data in files:
-        if not looks_like_package(data):
-            continue
-        history = review_history(name, data)
+    for name, history in _histories(files, format):
         for document in documents:
             if document.file != name or (deck := existing_container(Deck, document, user)) is None:
                 continue
@@ -158,6 +168,21 @@ def import_history_step(job_id, *, now=None, max_reviews=None):
             job.finished_at = now
         job.save(update_fields=["reviews", "left", "added", "already", "later", "finished_at"])
         return job
+
+
+def first_steps(jobs, *, now=None):
+    """Write up to one step's worth of reviews (STEP_REVIEWS in all) of `jobs`, in order, as the
+    apply does: the jobs as they are now."""
+    written, done = 0, []
+    for job in jobs:
+        while written < STEP_REVIEWS and job.finished_at is None:
+            before = job.left
+            job = import_history_step(job.pk, now=now, max_reviews=STEP_REVIEWS - written) or job
+            written += before - job.left
+            if before == job.left:
+                break
+        done.append(job)
+    return done
 
 
 def finish_history_imports(*, now=None):

@@ -33,14 +33,16 @@ MAX_FILE_BYTES = 5_000_000
 PACKAGE_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")  # a zip file, which every Anki package is
 
 
-def max_file_bytes(head):
-    """The largest file accepted, told by its first bytes `head`: a package may be larger."""
-    return settings.MAX_PACKAGE_BYTES if head[:4] in PACKAGE_MAGIC else MAX_FILE_BYTES
+def max_file_bytes(head, format=None):
+    """The largest file accepted, told by its first bytes `head` and the format it is read in: an
+    Anki package may be larger; a file read in a text format never is, whatever it begins with."""
+    package = format == "apkg" or (not format and head[:4] in PACKAGE_MAGIC)
+    return settings.MAX_PACKAGE_BYTES if package else MAX_FILE_BYTES
 
 
-def file_too_large(file, size, head):
+def file_too_large(file, size, head, format=None):
     """The ContentError for a file of `size` bytes beginning with `head`, or None."""
-    limit = max_file_bytes(head)
+    limit = max_file_bytes(head, format)
     if size <= limit:
         return None
     kind = "an Anki package" if limit != MAX_FILE_BYTES else "a file"

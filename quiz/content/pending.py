@@ -21,7 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ..models import PendingFile, PendingImport, User
-from .apkg_history import history_counts, import_history_step, reviews_in, start_history_imports
+from .apkg_history import first_steps, history_counts, reviews_in, start_history_imports
 from .documents import ContentError
 from .importing import Skipped, import_parsed, parse_files
 from .media import rewrite_item_media, stage_images, staged_names
@@ -128,13 +128,14 @@ def apply_pending(pending, *, previewed, skip_bad_items=False, with_reviews=Fals
         report.skipped = staged.skipped.items
         if with_reviews:
             files = [(file.name, bytes(file.data)) for file in pending.files.all()]
-            report.history = start_history_imports(pending.owner, files, staged.documents, now=now)
+            report.history = start_history_imports(pending.owner, files, staged.documents, format=pending.format,
+                                                   now=now)
         pending.files.all().delete()  # applied: the bytes are in the content now
         pending.images.all().delete()
     if with_reviews:
-        # The first step of each history now, each its own transaction after the content's: a
-        # short history is written whole before the page answers; a long one goes on in steps.
-        report.history = [import_history_step(job.pk, now=now) or job for job in report.history]
+        # A step's worth now, after the content's transaction: a short history is written whole
+        # before the page answers; a long one goes on in steps, whatever the number of decks.
+        report.history = first_steps(report.history, now=now)
         report.reviews = history_counts(report.history)
     return report
 
@@ -161,4 +162,4 @@ def _parse(pending, skipped):
 def reviews_to_import(pending):
     """{file name: reviews} of the staged Anki packages that carry a review history: what the
     preview asks the learner's consent for. Empty for every other format."""
-    return reviews_in([(file.name, bytes(file.data)) for file in pending.files.all()])
+    return reviews_in([(file.name, bytes(file.data)) for file in pending.files.all()], pending.format)

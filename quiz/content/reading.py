@@ -35,7 +35,7 @@ def read_document(path, format=None):
     file = str(path)
     try:
         with open(path, "rb") as opened:
-            if too_large := file_too_large(file, Path(path).stat().st_size, opened.read(4)):
+            if too_large := file_too_large(file, Path(path).stat().st_size, opened.read(4), format):
                 raise too_large
         data = Path(path).read_bytes()
     except OSError as error:
@@ -46,7 +46,7 @@ def read_document(path, format=None):
 def parse_document(data, file, format=None):
     """As read_document, from a document's bytes; `file` names it in warnings and errors. Raises
     SkippedItems (a ContentError) when only items that stand on their own are wrong."""
-    if too_large := file_too_large(file, len(data), data[:4]):
+    if too_large := file_too_large(file, len(data), data[:4], format):
         raise too_large
     if format is not None and format not in FORMATS:
         raise ContentError(file, None, f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")

@@ -461,12 +461,7 @@ class ImportForm(forms.Form):
         uploads = self.cleaned_data["files"]
         if len(uploads) > self.MAX_FILES:
             raise forms.ValidationError(f"At most {self.MAX_FILES} files at once.")
-        for upload in uploads:
-            head = upload.read(4)
-            upload.seek(0)
-            if too_large := file_too_large(upload.name, upload.size, head):
-                raise forms.ValidationError(f"{too_large}.")
-        if sum(upload.size for upload in uploads) > settings.MAX_PACKAGE_BYTES:
+        if len(uploads) > 1 and sum(upload.size for upload in uploads) > settings.MAX_PACKAGE_BYTES:
             raise forms.ValidationError(f"At most {settings.MAX_PACKAGE_BYTES // 1_000_000} MB in all at once.")
         return uploads
 
@@ -481,6 +476,11 @@ class ImportForm(forms.Form):
         for upload in data.get("files") or []:
             if not Path(upload.name).name.strip(". "):
                 self.add_error("files", f"“{upload.name}” is not a usable file name: rename the file.")
+            head = upload.read(4)
+            upload.seek(0)
+            # The format chosen decides the limit: a text file that begins as a zip is still text.
+            if too_large := file_too_large(upload.name, upload.size, head, data.get("format")):
+                self.add_error("files", f"{too_large}.")
         if not data.get("files") and not (data.get("text") or "").strip():
             raise forms.ValidationError("Choose a file or paste some text.")
         # The name identifies what the paste makes among your content: pasting again under it
