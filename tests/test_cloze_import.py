@@ -221,3 +221,31 @@ def test_ankis_own_export_of_a_cloze_note_keys_each_card_by_its_guid_and_number(
     assert before.keys() == {"f;L2kq*nm{3-c1", "f;L2kq*nm{3-c2", "q)8Jh|Vx2e"}
     assert dict(Card.objects.values_list("key", "pk")) == before
     assert Card.objects.get(cloze=1).front == NOTE.replace("Canberra}}", "Canberra::a city}}")
+
+
+@pytest.mark.parametrize("format,extension", [("anki", "txt"), ("csv", "csv"), ("deck", "txt")])
+def test_a_cloze_card_deleted_here_does_not_come_back_with_an_export_read_back(tmp_path, db, format, extension):
+    from django.utils import timezone
+
+    from quiz.editor import changes
+
+    run_import(write(tmp_path, "capitals.txt", deck_document(NOTE)))
+    deck = Deck.objects.get()
+    changes.remove_item(Card.objects.get(deck=deck, cloze=2), now=timezone.now())
+
+    text = export_one(deck, format).text
+    assert "{{c2::" not in text and "{{c1::Canberra}} is the capital of Australia." in text
+    path = write(tmp_path, f"capitals.{extension}", text)
+    parsed, _ = parse_document(path.read_bytes(), path.name, format)
+    assert [card.cloze for card in parsed[0].items if card.cloze] == [1]
+
+
+def test_a_cloze_number_of_thousands_of_digits_is_text_never_an_error(learner_client):
+    from quiz.content.cloze import cloze_back, cloze_front, cloze_numbers
+
+    huge = "{{c" + "1" * 4301 + "::x}} y"
+    assert (cloze_numbers(huge), cloze_front(huge, 1), cloze_back(huge, 1)) == ([], huge, huge)
+    pasted = f"#separator:tab\n#html:false\n{huge}\tback\n"
+    staged = paste(learner_client, pasted, name="huge", format="anki")
+    assert staged.status_code == 302
+    assert learner_client.get(staged.url).status_code == 200

@@ -94,7 +94,14 @@ def expand_cloze_items(cards, file, skipped=()):
 
 def cloze_notes(cards):
     """Export data's cards (dicts) as a deck document or CSV writes them: each cloze note once
-    (its first card), since reading it back makes its cards again, one per number."""
+    (its first card), since reading it back makes its cards again, one per number. A note some
+    of whose cards were removed is written with only its cards' deletions (the others' answers
+    as plain text), so reading it back does not bring them back. Two notes of the same text are
+    one note in a text file: that is what the format can hold (docs/formats.md)."""
+    numbers = {}
+    for card in cards:
+        if card.get("cloze") is not None:
+            numbers.setdefault((card["front"], card["back"], card.get("markup")), set()).add(card["cloze"])
     notes, seen = [], set()
     for card in cards:
         if card.get("cloze") is not None:
@@ -102,8 +109,33 @@ def cloze_notes(cards):
             if note in seen:
                 continue
             seen.add(note)
+            card = {**card, "front": keeping_numbers(card["front"], numbers[note])}
         notes.append(card)
     return notes
+
+
+def keeping_numbers(text, numbers):
+    """`text` with only the deletions of `numbers` (the others' answers left as plain text); the
+    text itself when it has no other deletion."""
+    if set(cloze_numbers(text)) <= set(numbers):
+        return text
+    return _written(_parse(text), frozenset(numbers))
+
+
+def _written(parts, keep):
+    out = []
+    for part in parts:
+        if isinstance(part, str):
+            out.append(part)
+            continue
+        inner = _written(part.parts, keep)
+        kept = sorted(part.numbers & keep)
+        if not kept:
+            out.append(inner)
+            continue
+        hint = "" if part.hint is None else f"::{part.hint}"
+        out.append(f"{{{{c{','.join(map(str, kept))}::{inner}{hint}}}}}")
+    return "".join(out)
 
 
 def _numbered_key(key, number):
@@ -121,7 +153,9 @@ def _parse(text):
             inside.append(text[position : token.start()])
         position = token.end()
         if token.group(1) is not None:
-            numbers = frozenset(int(digits) for digits in token.group(1).split(","))
+            # A number of thousands of digits is text, not a card's number (and int() refuses it).
+            digits = token.group(1).split(",")
+            numbers = frozenset(int(d) for d in digits) if all(len(d) <= 4 for d in digits) else frozenset({0})
             if len(open_deletions) < MAX_DEPTH and all(1 <= number <= MAX_NUMBER for number in numbers):
                 open_deletions.append(_Deletion(numbers, token.group(0)))
             else:
