@@ -2,6 +2,8 @@
 (tests/lti_platform.py): a learner's and an instructor's first launch, accounts made or linked,
 the course as a class, and every check a bad or replayed launch fails, changing nothing."""
 
+import re
+from html import unescape
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -261,9 +263,6 @@ def test_the_lti_key_command_makes_one_key_only_when_there_is_none(db):
 
 def test_an_instructor_adds_an_assignment_from_the_lms_picker_and_learners_launch_straight_into_it(
         platform, registration):
-    import re
-    from html import unescape
-
     import requests
 
     from quiz.models import Assignment
@@ -339,8 +338,6 @@ def test_a_learner_cannot_add_activities_and_a_link_to_another_class_opens_nothi
 
 
 def test_a_practice_link_opens_the_set_or_deck_when_the_learner_may_see_it(platform, registration):
-    import re
-
     import requests
 
     from tests.factories import make_deck, make_question_set
@@ -376,8 +373,6 @@ def test_a_practice_link_opens_the_set_or_deck_when_the_learner_may_see_it(platf
 
 def deep_linked_assignment(platform, registration):
     """An instructor's class with an assignment added from the LMS's picker: (assignment, link)."""
-    import re
-
     import requests
 
     from quiz.models import Assignment
@@ -477,3 +472,27 @@ def test_the_assignment_page_lists_sent_scores_in_fixed_queries(platform, regist
     add_learners(9)
     # assignment; learners to pick; overrides; the gradebook column; its scores with their learners
     assert few == count_queries(teacher, url, ok=(200,)) == AUTH + 5
+
+
+# --- Inside the LMS's page ----------------------------------------------------------------------------
+
+def test_a_launch_inside_the_lms_page_opens_in_a_new_window_framed_by_the_platform_only(platform, registration):
+    client = Client()
+    claims = learner_claims(platform)
+    fields = platform.login_initiation(target_link_uri=LAUNCH_URL, login_hint=claims["sub"])
+    login_url = reverse("lti_login", args=[registration.uuid])
+
+    framed = client.post(login_url, fields, headers={"Sec-Fetch-Dest": "iframe"})
+
+    assert framed.status_code == 200 and "X-Frame-Options" not in framed
+    assert f"frame-ancestors {platform.base_url}" in framed["Content-Security-Policy"]
+    new_window = unescape(re.search(r'href="([^"]+)" target="_blank"', framed.content.decode())[1])
+    # The learner's click: the same login, top-level, in its own window; the launch then goes on.
+    response = client.get(new_window)
+    assert response.status_code == 302 and response.url.startswith(platform.auth_url)
+    form = platform.authentication_response(dict(parse_qsl(urlsplit(response.url).query)), claims)
+    assert client.post(reverse("lti_launch"), form).status_code == 302
+
+    # Any other page of the app is never framed.
+    other = client.get(reverse("home"))
+    assert other["X-Frame-Options"] == "DENY" and "frame-ancestors 'none'" in other["Content-Security-Policy"]

@@ -61,3 +61,19 @@ def _enter_as_instructor(account, context, link):
     if link.classroom.owner_id == account.pk:
         return Arrival(link.classroom, "owner")
     return Arrival(link.classroom, "another instructor's")
+
+
+def platform_origins():
+    """The origins (scheme://host[:port]) of every active registered platform's issuer and
+    login URL: who may frame the tool's pages that an LMS shows in its own."""
+    from urllib.parse import urlsplit
+
+    from lti_tool.models import LtiRegistration
+
+    origins = set()
+    for urls in LtiRegistration.objects.active().values_list("issuer", "auth_url"):
+        for url in urls:
+            parts = urlsplit(url)
+            if parts.scheme in ("http", "https") and parts.netloc:
+                origins.add(f"{parts.scheme}://{parts.netloc}")
+    return sorted(origins)

@@ -3,9 +3,10 @@ launch it posts, the first launch's choice of account, and the page an administr
 tool's URLs from. docs/lti.md tells how to register the tool in Moodle and in Canvas."""
 
 import logging
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
-from csp.decorators import csp_update
+from csp.constants import NONE
+from csp.decorators import csp_replace, csp_update
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth import login
@@ -15,6 +16,7 @@ from django.db import transaction
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from lti_tool.models import Key, LtiContext, LtiRegistration, LtiUser
@@ -25,7 +27,7 @@ from pylti1p3.exception import LtiException, OIDCException
 from quiz.forms import AssignmentForm
 from quiz.lib.content_version import content_changed
 from quiz.lti.accounts import AlreadyLinked, link_account, linked_account, new_account
-from quiz.lti.classes import enter_course, teaches
+from quiz.lti.classes import enter_course, platform_origins, teaches
 from quiz.lti.deep_linking import assignment_link, practice_choices, practice_link
 from quiz.lti.deep_linking import response as deep_link_response
 from quiz.lti.grades import AGS_CLAIM, record_line_item
@@ -39,6 +41,8 @@ BACKEND = "django.contrib.auth.backends.ModelBackend"
 WELCOME = "lti_welcome"  # the session's first launch waiting for the learner's choice of account
 DEEP_LINK = "lti_deep_link"  # the deep-linking launch waiting for the instructor's choice
 CUSTOM = "https://purl.imsglobal.org/spec/lti/claim/custom"
+# What an OIDC login initiation carries (LTI 1.3 core, 5.1.1), passed on to the new window.
+LOGIN_FIELDS = ("iss", "login_hint", "target_link_uri", "lti_message_hint", "lti_deployment_id", "client_id")
 
 
 @csrf_exempt
@@ -49,12 +53,26 @@ def login_initiation(request, registration_uuid):
     params = request.POST if request.method == "POST" else request.GET
     if not params.get("target_link_uri"):
         return _refused(request, "the course sent no target link")
+    if request.headers.get("Sec-Fetch-Dest") == "iframe":
+        return _open_in_new_window(request, registration_uuid, params)
     oidc_login = DjangoOIDCLogin(request, DjangoToolConfig(registration_uuid),
                                  launch_data_storage=DjangoCacheDataStorage())
     try:
         return oidc_login.redirect(request.build_absolute_uri(reverse("lti_launch")))
     except (LtiException, OIDCException) as error:
         return _refused(request, str(error))
+
+
+def _open_in_new_window(request, registration_uuid, params):
+    """The LMS shows the tool inside its page: the app's session cookie (SameSite=Lax, as outside
+    an LMS) is not sent to a page framed by another site, so the launch goes on in a window of
+    its own, opened by the learner (a browser opens one only on a click). This page, and only
+    it, may be framed, and only by the registered platforms."""
+    fields = {name: params[name] for name in LOGIN_FIELDS if params.get(name)}
+    url = request.build_absolute_uri(reverse("lti_login", args=[registration_uuid])) + "?" + urlencode(fields)
+    page = render(request, "lti/open_in_new_window.html", {"url": url})
+    framing = xframe_options_exempt(csp_replace({"frame-ancestors": platform_origins() or [NONE]})(lambda request: page))
+    return framing(request)
 
 
 @csrf_exempt
