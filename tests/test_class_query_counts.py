@@ -24,7 +24,10 @@ def grown_class(teacher, size, learner=None):
 
 
 @pytest.mark.parametrize("page, limit", [
-    ("classroom", 4),  # classroom; learner count; page of learners; assignments
+    # classroom; learner count; page of learners; assignments; the class's LMS course (none here:
+    # for one, its context, deployment and registration too, for the platform's name on the
+    # "Sync roster" button: tests/test_lti_roster.py)
+    ("classroom", 5),
     ("teach_home", 2),  # classes with learner counts; question pools with question counts
 ])
 def test_instructor_pages(teacher_client, teacher, page, limit, django_assert_num_queries):
@@ -85,8 +88,9 @@ def test_the_new_pool_page(teacher_client, django_assert_num_queries):
 
 
 @pytest.mark.parametrize("name, queries", [
-    # classroom; any expired attempt to close; roster; assignments; overrides; attempts
-    ("gradebook_csv", 6),
+    # classroom; any expired attempt to close; roster; assignments; overrides; attempts; the LMS
+    # course's roster (quiz.lti.roster, read by build_gradebook though the CSV lists learners only)
+    ("gradebook_csv", 7),
     # classroom; any expired attempt to close; the class's assignment ids; the answers, with
     # their attempt, learner and assignment, read in one chunk
     ("responses_csv", 4),

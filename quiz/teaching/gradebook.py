@@ -3,13 +3,19 @@ rule the learner's own pages use too (`standing.standing_of`).
 
 A fixed number of queries whatever the class size; only what SQL cannot say portably (a
 median, the grading rule's pick among a learner's attempts) is done here over those rows.
+
+A class that is an LMS course's (quiz.lti) also lists the course's learners who have not launched
+yet, from its synced roster (quiz.lti.roster): by name, after the learners whatever the sort (they
+have no score to sort by, and the instructor finds who is missing in one place), a dash in each
+cell. They are not learners here: no column's average, median or completion counts them.
 """
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import median
 
 from quiz.lib.numbers import percent
+from quiz.lti.roster import lms_roster
 from quiz.models import AssignmentOverride, Attempt
 
 from .standing import standing_of
@@ -39,10 +45,13 @@ class Column:
 class Gradebook:
     columns: list
     rows: list  # of (learner, [Cell, ...]) in the requested order
+    not_launched: list = field(default_factory=list)  # quiz.lti.roster.RosterEntry, by name: after the rows
+    left_lms: frozenset = frozenset()  # ids of learners no longer in the class's LMS course (still learners here)
 
 
 def build_gradebook(*, classroom, now, sort="name"):
-    """Learners by assignments with the counted score and status of each cell. Four queries.
+    """Learners by assignments with the counted score and status of each cell, and the LMS
+    course's learners not launched yet. Five queries.
     Call `close_expired_attempts` on the class's attempts first, so expired attempts count as finished."""
     learners = [e.learner for e in classroom.enrollments.select_related("learner").order_by("learner__username")]
     assignments = list(classroom.assignments.active().select_related("pool"))
@@ -64,7 +73,9 @@ def build_gradebook(*, classroom, now, sort="name"):
         cells = [_cell(a, learner, attempts[learner.pk, a.pk], overrides.get((a.pk, learner.pk)), now) for a in assignments]
         grid.append((learner, cells))
     columns = [_column(a, [cells[i] for _, cells in grid]) for i, a in enumerate(assignments)]
-    return Gradebook(columns=columns, rows=_sorted(grid, assignments, sort))
+    roster = lms_roster(classroom)
+    return Gradebook(columns=columns, rows=_sorted(grid, assignments, sort), not_launched=roster.not_launched,
+                     left_lms=roster.left)
 
 
 def _cell(assignment, learner, attempts, override, now):
