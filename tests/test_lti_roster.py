@@ -283,8 +283,6 @@ def test_the_quiet_sync_for_a_launch_syncs_and_never_raises(lms, registration):
     assert roster.sync_roster_quietly(classroom) is None
 
 
-@pytest.mark.xfail(strict=True, reason="the call on launch is for quiz/views/lti.py's owner to add (_arrive, on the "
-                   "standing 'owner'): remove this mark with it")
 def test_an_instructors_launch_syncs_the_roster_and_an_lms_failure_does_not_stop_it(lms, registration):
     lms.members = [TEACHER, *learners(3)]
     teacher, classroom = course_class(lms, registration)  # the first launch: the class is made, then synced
@@ -329,6 +327,7 @@ def test_the_classs_page_offers_the_sync_for_an_lms_course(lms, registration, dj
 
     assert f'action="{reverse("sync_roster", args=[classroom.pk])}"' in html
     assert f"Sync roster from {PLATFORM}</button>" in html
+    assert "Last synced " in html  # the instructor's launch synced it
     # The page's own (classroom; learner count; page of learners; assignments), then the class's LMS
     # course (LtiClass), its context, deployment and registration (for the platform's name).
     with django_assert_num_queries(AUTH + 4 + 4):

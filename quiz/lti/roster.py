@@ -140,6 +140,7 @@ def sync_roster(classroom, *, seconds=SECONDS, now=None):
         users = _record_users(registration, members, now)
         ended = _record_memberships(context, members, users, now)
         enrolled = 0 if classroom.archived_at else _enroll(classroom, context)
+        LtiClass.objects.filter(pk=link.pk).update(roster_synced_at=now)
     active = sum(1 for member in members.values() if member.active)
     synced = Synced(platform, active, len(lms_roster(classroom).not_launched), enrolled, ended)
     log.info("roster synced", extra={"event": "lti_roster_synced", "classroom": classroom.pk, "members": active})

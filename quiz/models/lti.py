@@ -11,6 +11,7 @@ from .users import User
 class LtiClass(models.Model):
     context = models.OneToOneField("lti_tool.LtiContext", on_delete=models.CASCADE, related_name="quiz_class")
     classroom = models.OneToOneField(Classroom, on_delete=models.CASCADE, related_name="lti_course")
+    roster_synced_at = models.DateTimeField(null=True, blank=True)  # the last roster sync (quiz.lti.roster)
 
     def __str__(self):
         return f"{self.context} → {self.classroom}"

@@ -32,6 +32,7 @@ from quiz.lti.deep_linking import assignment_link, practice_choices, practice_li
 from quiz.lti.deep_linking import response as deep_link_response
 from quiz.lti.grades import AGS_CLAIM, record_line_item
 from quiz.lti.launches import use_nonce, validated_launch
+from quiz.lti.roster import sync_roster_quietly
 from quiz.lti.targets import follow_lms_dates, linked_assignment, target_url
 from quiz.models import Classroom
 from quiz.security import client_address
@@ -131,6 +132,8 @@ def _arrive(request, account, arriving):
     login(request, account, backend=BACKEND)
     arrival = enter_course(account, LtiContext.objects.get(pk=arriving["context"]), teaching=arriving["teaching"])
     classroom = arrival.classroom
+    if arrival.standing == "owner":
+        sync_roster_quietly(classroom)  # outside any transaction: no lock held while the LMS answers
     if arriving.get("deep_link") and arrival.standing == "owner":
         request.session[DEEP_LINK] = {"launch": arriving["deep_link"], "classroom": classroom.pk}
         return redirect("lti_deep_link")
