@@ -21,6 +21,7 @@ from quiz.views import (
     history,
     library,
     lti,
+    lti_registration,
     lti_roster,
     manage,
     media,
@@ -43,6 +44,7 @@ urlpatterns = [
         path("welcome/", lti.welcome, name="lti_welcome"),
         path("deep-link/", lti.deep_link, name="lti_deep_link"),
         path("configuration/", lti.configuration, name="lti_configuration"),
+        path("register/<str:token>/", lti_registration.dynamic_registration, name="lti_dynamic_registration"),
     ])),
     # Quizzes, and the history of one's attempts
     path("sets/<int:set_id>/start/", quizzes.start_attempt, name="start_attempt"),

@@ -143,6 +143,7 @@ NOT_PAGES = {
     "lti_jwks": "the tool's public keys (JSON)", "lti_login": "a redirect to the platform's login",
     "lti_launch": "POST only (from an LMS)", "lti_welcome": "needs a launch: tests/test_lti.py", "lti_deep_link": "needs a launch: tests/test_lti.py",
     "lti_configuration": "for staff (Django's admin users): tests/test_lti.py", "sync_roster": "POST only",
+    "lti_dynamic_registration": "opened by a platform during its registration: tests/test_lti_registration.py",
 }
 
 

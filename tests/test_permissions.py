@@ -70,6 +70,7 @@ URLS = {
     "lti_welcome": ("bad_link", "get", lambda w: [], None),
     "lti_deep_link": ("signed_in_bad_link", "get", lambda w: [], None),
     "lti_configuration": ("staff", "get", lambda w: [], None),
+    "lti_dynamic_registration": ("bad_link", "get", lambda w: ["not-a-token"], None),
     "preview_item": ("signed_in", "post", lambda w: [], lambda w: {"stem": "**Which?**", "markup": "markdown"}),
     "share_set": ("own", "post", lambda w: [w["private_set"].pk], lambda w: {"visibility": "everyone"}),
     "share_deck": ("own", "post", lambda w: [w["private_deck"].pk], lambda w: {"visibility": "everyone"}),

@@ -32,6 +32,7 @@ from quiz.lti.deep_linking import assignment_link, practice_choices, practice_li
 from quiz.lti.deep_linking import response as deep_link_response
 from quiz.lti.grades import AGS_CLAIM, record_line_item
 from quiz.lti.launches import use_nonce, validated_launch
+from quiz.lti.registration import registration_link
 from quiz.lti.roster import sync_roster_quietly
 from quiz.lti.targets import follow_lms_dates, linked_assignment, target_url
 from quiz.models import Classroom
@@ -215,5 +216,6 @@ def configuration(request):
         "launch_url": request.build_absolute_uri(reverse("lti_launch")),
         "jwks_url": request.build_absolute_uri(reverse("lti_jwks")),
         "has_key": Key.objects.active().exists(),
+        "registration_link": registration_link(request),
     }
     return render(request, "lti/configuration.html", context)
