@@ -115,6 +115,7 @@ def welcome(request):
         return _refused(request, "no launch is waiting here: start it again from the course")
     lti_user = LtiUser.objects.get(pk=arriving["lti_user"])
     form = AuthenticationForm(request, data=request.POST if request.POST.get("choice") == "link" else None)
+    form.fields["username"].widget.attrs.pop("autofocus", None)  # the first choice is a new account
     if request.method == "POST" and request.POST.get("choice") == "new":
         return _arrive(request, new_account(lti_user), arriving)
     if form.is_bound and form.is_valid():
