@@ -18,8 +18,18 @@ A launch, as a platform runs it:
         form = platform.authentication_response(params, platform.resource_link_claims(user_id="u1"))
         # POST `form` (id_token, state) to params["redirect_uri"], with the tool's cookies.
 
+A dynamic registration, as a platform's administrator starts it ("register by URL"):
+
+    with Platform() as platform:
+        url = platform.dynamic_registration_url(tool_registration_url)
+        # GET `url` as the administrator's frame does; the tool reads platform.openid_configuration_url
+        # and posts its registration to platform.registration_endpoint, both with the registration token.
+        platform.tool_registrations[-1]   # what the tool sent, and the client and deployment ids given
+        # The platform now launches with that registration (client_id, deployment_id, redirect_uris).
+
 Specifications followed: LTI Core 1.3, 1EdTech Security Framework 1.0 (OIDC third-party initiated
-login, client-credentials grant with a JWT client assertion), AGS 2.0, NRPS 2.0, Deep Linking 2.0.
+login, client-credentials grant with a JWT client assertion), AGS 2.0, NRPS 2.0, Deep Linking 2.0,
+LTI Dynamic Registration 1.0.
 """
 
 import base64
@@ -63,6 +73,11 @@ NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
 DL_SETTINGS = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
 DL_CONTENT_ITEMS = "https://purl.imsglobal.org/spec/lti-dl/claim/content_items"
 DL_DATA = "https://purl.imsglobal.org/spec/lti-dl/claim/data"
+# Dynamic Registration 1.0: the tool's configuration in its registration, the platform's in its OpenID configuration.
+TOOL_CONFIGURATION = "https://purl.imsglobal.org/spec/lti-tool-configuration"
+PLATFORM_CONFIGURATION = "https://purl.imsglobal.org/spec/lti-platform-configuration"
+REGISTRATION_MESSAGES = ("LtiResourceLinkRequest", "LtiDeepLinkingRequest")
+SUPPORTED_CLAIMS = ("sub", "iss", "name", "given_name", "family_name", "email", "picture", "locale")
 
 # OAuth2 scopes a tool asks the token endpoint for.
 SCOPE_LINEITEM = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"
@@ -328,6 +343,28 @@ class Platform:
         self._launched_users = set()
         self._line_item_numbers = itertools.count(1)
         self._failures = []
+
+        # Dynamic Registration: what tools registered (and were refused), and knobs for the tool's
+        # failure tests. A registration token works until it is used for a registration or expires.
+        self.tool_registrations = []
+        self.registration_rejections = []
+        self.tool_login_url = None
+        # Seconds the OpenID configuration / the registration endpoint wait before answering.
+        self.configuration_delay = 0
+        self.registration_delay = 0
+        # Keys of the OpenID configuration replaced (e.g. {"issuer": ...}), as a misconfigured LMS says.
+        self.openid_configuration_changes = {}
+        # (status, error, description): the registration endpoint refuses every tool, as an LMS whose
+        # administrator turned Dynamic Registration off.
+        self.registration_refusal = None
+        # Whether the answer carries the deployment id (the specification makes it optional).
+        self.answer_deployment_id = True
+        # Whether a registration becomes the one this platform launches with (client id, deployment
+        # id, redirect URIs, the tool's key set URL unless tool_jwks is set, scopes granted).
+        self.adopt_registrations = True
+        self._registration_tokens = {}
+        self._registration_numbers = itertools.count(1)
+        self._closing = threading.Event()
         self._routes = self._make_routes()
 
         handler = type("PlatformHandler", (_Handler,), {"platform": self})
@@ -347,6 +384,7 @@ class Platform:
         self.close()
 
     def close(self):
+        self._closing.set()  # a slow endpoint (configuration_delay...) answers at once
         if self._thread.is_alive():
             self._server.shutdown()
             self._server.server_close()
@@ -380,6 +418,14 @@ class Platform:
     @property
     def return_url(self):
         return self.base_url + "/lti/return"
+
+    @property
+    def openid_configuration_url(self):
+        return self.base_url + "/lti/openid-configuration"
+
+    @property
+    def registration_endpoint(self):
+        return self.base_url + "/lti/register"
 
     def _context_key(self, context_id, title=None, label=None):
         # URLs carry a lower-case digest of the context id: pylti1p3 lower-cases Link headers
@@ -807,6 +853,8 @@ class Platform:
         item = ctx + r"/lineitems/(?P<n>\d+)"
         routes = [
             ("GET", r"/lti/certs", self._serve_jwks, None),
+            ("GET", r"/lti/openid-configuration", self._serve_openid_configuration, None),
+            ("POST", r"/lti/register", self._serve_registration, None),
             ("GET", r"/lti/auth", self._serve_auth, None),
             ("POST", r"/lti/auth", self._serve_auth, None),
             ("POST", r"/lti/token", self._serve_token, "token"),
@@ -881,6 +929,181 @@ class Platform:
 
     def _serve_jwks(self, request, split):
         return _json_response(self.jwks())
+
+    # Dynamic Registration ---------------------------------------------------------------------------
+
+    def dynamic_registration_url(self, tool_url, *, token_lifetime=3600):
+        """The address the platform opens (in a frame or a window) when its administrator registers a
+        tool by URL: `tool_url` with openid_configuration and a fresh registration_token, which the
+        tool must send as a bearer token to both endpoints; it works for `token_lifetime` seconds, for
+        one registration."""
+        token = secrets.token_urlsafe(24)
+        with self._lock:
+            self._registration_tokens[token] = time.time() + token_lifetime
+        split = urllib.parse.urlsplit(tool_url)
+        query = urllib.parse.parse_qsl(split.query) + [
+            ("openid_configuration", self.openid_configuration_url), ("registration_token", token)]
+        return urllib.parse.urlunsplit(split._replace(query=urllib.parse.urlencode(query)))
+
+    def openid_configuration(self):
+        """The platform's OpenID configuration (Dynamic Registration 1.0, 3.4), as Moodle publishes it,
+        with openid_configuration_changes applied."""
+        configuration = {
+            "issuer": self.issuer,
+            "authorization_endpoint": self.auth_url,
+            "token_endpoint": self.token_url,
+            "token_endpoint_auth_methods_supported": ["private_key_jwt"],
+            "token_endpoint_auth_signing_alg_values_supported": ["RS256"],
+            "jwks_uri": self.keyset_url,
+            "registration_endpoint": self.registration_endpoint,
+            "scopes_supported": ["openid", *ALL_SCOPES],
+            "response_types_supported": ["id_token"],
+            "subject_types_supported": ["public", "pairwise"],
+            "id_token_signing_alg_values_supported": ["RS256"],
+            "claims_supported": list(SUPPORTED_CLAIMS),
+            PLATFORM_CONFIGURATION: {
+                "product_family_code": "testlms",
+                "version": "1",
+                "messages_supported": [{"type": kind} for kind in REGISTRATION_MESSAGES],
+            },
+        }
+        if self.token_audience:
+            configuration["authorization_server"] = self.token_audience
+        configuration.update(self.openid_configuration_changes)
+        return configuration
+
+    def _registration_token(self, request):
+        """The bearer token of a Dynamic Registration request, which this platform issued, unused and
+        unexpired (401 otherwise)."""
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
+            raise _HTTPError(401, "no registration token", error="invalid_token",
+                             headers={"WWW-Authenticate": "Bearer"})
+        with self._lock:
+            expires_at = self._registration_tokens.get(token)
+        if expires_at is None or expires_at < time.time():
+            raise _HTTPError(401, "unknown, used or expired registration token", error="invalid_token",
+                             headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+        return token
+
+    def _serve_openid_configuration(self, request, split):
+        self._registration_token(request)
+        self._closing.wait(self.configuration_delay)
+        return _json_response(self.openid_configuration())
+
+    def _serve_registration(self, request, split):
+        """A tool's registration (Dynamic Registration 1.0, 3.5): its bearer token checked, its
+        message checked as a platform checks it (OpenID client metadata, then the tool's LTI
+        configuration), then recorded in tool_registrations and answered with the message, the client
+        id made for it, the scopes granted and the deployment id. The token is used up by it."""
+        token = self._registration_token(request)
+        self._closing.wait(self.registration_delay)
+        if self.registration_refusal:
+            status, error, description = self.registration_refusal
+            with self._lock:
+                self.registration_rejections.append(description)
+            raise _HTTPError(status, description, error=error)
+        if "application/json" not in request.headers.get("content-type", ""):
+            raise _HTTPError(400, "Content-Type must be application/json", error="invalid_client_metadata")
+        try:
+            message = request.json()
+        except ValueError as error:
+            raise _HTTPError(400, f"not JSON: {error}", error="invalid_client_metadata") from error
+        problems = self._check_tool_registration(message) if isinstance(message, dict) else ["not a JSON object"]
+        if problems:
+            with self._lock:
+                self.registration_rejections.append("; ".join(problems))
+            kind = "invalid_redirect_uri" if any("redirect_uri" in p for p in problems) else "invalid_client_metadata"
+            raise _HTTPError(400, "; ".join(problems), error=kind)
+        granted = [scope for scope in message.get("scope", "").split() if scope in ALL_SCOPES]
+        with self._lock:
+            if self._registration_tokens.pop(token, None) is None:
+                raise _HTTPError(401, "registration token used meanwhile", error="invalid_token")
+            number = next(self._registration_numbers)
+            client_id, deployment_id = f"dyn-client-{number}-{secrets.token_hex(4)}", f"dyn-deployment-{number}"
+            self.tool_registrations.append({
+                "message": message, "client_id": client_id, "deployment_id": deployment_id, "scopes": granted,
+            })
+            if self.adopt_registrations:
+                self.client_id, self.deployment_id = client_id, deployment_id
+                self.redirect_uris = list(message["redirect_uris"])
+                self.tool_login_url = message["initiate_login_uri"]
+                self.granted_scopes = tuple(granted)
+                if self.tool_jwks is None:
+                    self.tool_jwks_url = message["jwks_uri"]
+        configuration = dict(message[TOOL_CONFIGURATION])
+        if self.answer_deployment_id:
+            configuration["deployment_id"] = deployment_id
+        return _json_response({**message, "client_id": client_id, "scope": " ".join(granted),
+                               TOOL_CONFIGURATION: configuration})
+
+    def _check_tool_registration(self, message):
+        """What a platform refuses in a tool's registration (OpenID Connect Dynamic Client
+        Registration with LTI's rules, as Moodle checks them): every problem, one string each."""
+        problems = []
+
+        def absolute(value, what):
+            parts = urllib.parse.urlsplit(value) if isinstance(value, str) else None
+            if parts is None or parts.scheme not in ("http", "https") or not parts.netloc or parts.fragment:
+                problems.append(f"{what} {value!r} is not an absolute URL")
+                return None
+            return parts
+
+        if message.get("application_type", "web") != "web":
+            problems.append(f"application_type {message.get('application_type')!r}, expected 'web'")
+        if "id_token" not in (message.get("response_types") or []):
+            problems.append("response_types must include id_token")
+        for grant in ("implicit", "client_credentials"):
+            if grant not in (message.get("grant_types") or []):
+                problems.append(f"grant_types must include {grant}")
+        if message.get("token_endpoint_auth_method") != "private_key_jwt":
+            problems.append("token_endpoint_auth_method must be private_key_jwt")
+        if not isinstance(message.get("client_name"), str) or not message["client_name"].strip():
+            problems.append("no client_name")
+        if not isinstance(message.get("scope", ""), str):
+            problems.append("scope must be a string of scopes")
+        absolute(message.get("jwks_uri"), "jwks_uri")
+        login = absolute(message.get("initiate_login_uri"), "initiate_login_uri")
+        redirect_uris = message.get("redirect_uris")
+        if not isinstance(redirect_uris, list) or not redirect_uris:
+            problems.append("redirect_uris must be a list of the tool's launch URLs")
+            redirect_uris = []
+        configuration = message.get(TOOL_CONFIGURATION)
+        if not isinstance(configuration, dict):
+            return [*problems, f"no {TOOL_CONFIGURATION} object"]
+        domain = configuration.get("domain")
+        if not isinstance(domain, str) or not domain:
+            problems.append("the tool configuration has no domain")
+        secondary = configuration.get("secondary_domains") or []
+        domains = {domain, *(secondary if isinstance(secondary, list) else [])}
+
+        def on_the_tools_domain(parts, what):
+            if parts is not None and parts.netloc not in domains:
+                problems.append(f"{what} is not on the tool's domain {domain!r}")
+
+        on_the_tools_domain(login, "initiate_login_uri")
+        for uri in redirect_uris:
+            on_the_tools_domain(absolute(uri, "redirect_uri"), f"redirect_uri {uri!r}")
+        target = configuration.get("target_link_uri")
+        on_the_tools_domain(absolute(target, "target_link_uri"), "target_link_uri")
+        messages = configuration.get("messages")
+        if not isinstance(messages, list):
+            problems.append("the tool configuration's messages must be a list")
+            messages = []
+        for entry in messages:
+            kind = entry.get("type") if isinstance(entry, dict) else None
+            if kind not in REGISTRATION_MESSAGES:
+                problems.append(f"message type {kind!r} not supported ({', '.join(REGISTRATION_MESSAGES)})")
+            elif "target_link_uri" in entry:
+                what = f"{kind} target_link_uri"
+                on_the_tools_domain(absolute(entry["target_link_uri"], what), what)
+        claims = configuration.get("claims")
+        if not isinstance(claims, list) or not all(isinstance(claim, str) for claim in claims):
+            problems.append("the tool configuration's claims must be a list of claim names")
+        elif unknown := sorted(set(claims) - set(SUPPORTED_CLAIMS)):
+            problems.append(f"claims {unknown} are not supported")
+        return problems
 
     def _serve_return(self, request, split):
         message = request.query.get("lti_errormsg") or request.query.get("lti_msg") or ""
