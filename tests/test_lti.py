@@ -271,12 +271,13 @@ def test_an_instructor_adds_an_assignment_from_the_lms_picker_and_learners_launc
     teacher = Client()
     launch(teacher, platform, registration, platform.deep_linking_claims(user_id="teacher-1", name="Ines"))
     response = teacher.post(reverse("lti_welcome"), {"choice": "new"})
-    assert response.url == reverse("lti_deep_link")
+    assert response.url.startswith(reverse("lti_deep_link") + "?launch=")
+    picking = picker_launch(response)
     owner = LtiUser.objects.get(sub="teacher-1").auth_user
     pool = make_pool(owner, make_question_set_for_pool(), title="Ports quiz")
-    assert "Ports quiz" in teacher.get(reverse("lti_deep_link")).content.decode()
+    assert "Ports quiz" in teacher.get(response.url).content.decode()
 
-    page = teacher.post(reverse("lti_deep_link"), {
+    page = teacher.post(reverse("lti_deep_link"), {"launch": picking,
         "kind": "assignment", "pool": pool.pk, "title": "Ports, week 1", "opens_at": "2026-12-01T09:00",
         "due_at": "2026-12-08T09:00", "grading": "best", "feedback_timing": "immediate",
     })
@@ -297,16 +298,26 @@ def test_an_instructor_adds_an_assignment_from_the_lms_picker_and_learners_launc
     assert item["lineItem"]["scoreMaximum"] == 100 and link["line_item"] is not None
     assert assignment.classroom.lti_course.context.id_on_platform == "course-1"
 
-    # A learner launches the new link: the LMS fills in the activity's dates; straight to the assignment.
+    # The instructor launches the new link: the LMS fills in the activity's dates, which become the
+    # assignment's; a learner's launch (the LMS may give a learner their own extension) changes none.
     custom = {**item["custom"], "available": "2026-12-02T08:00:00Z", "due": "2026-12-20T17:00:00Z"}
+    response = launch(teacher, platform, registration, instructor_claims(
+        platform, user_id="teacher-1", resource_link_id=link["resource_link_id"], custom=custom))
+    assert response.url == reverse("assignment", args=[assignment.pk])
     learner = Client()
+    extension = {**custom, "due": "2027-01-31T17:00:00Z"}
     launch(learner, platform, registration, learner_claims(
-        platform, resource_link_id=link["resource_link_id"], custom=custom))
+        platform, resource_link_id=link["resource_link_id"], custom=extension))
     response = learner.post(reverse("lti_welcome"), {"choice": "new"})
     assert response.url == reverse("learner_assignment", args=[assignment.pk])
     assignment.refresh_from_db()
     assert (assignment.opens_at.isoformat(), assignment.due_at.isoformat()) == (
         "2026-12-02T08:00:00+00:00", "2026-12-20T17:00:00+00:00")
+
+
+def picker_launch(response):
+    """The deep-linking launch a redirect to the picker names."""
+    return dict(parse_qsl(urlsplit(response.url).query))["launch"]
 
 
 def make_question_set_for_pool():
@@ -345,11 +356,11 @@ def test_a_practice_link_opens_the_set_or_deck_when_the_learner_may_see_it(platf
     library_set = make_question_set("Subnetting drills", questions=2)
     teacher = Client()
     launch(teacher, platform, registration, platform.deep_linking_claims(user_id="teacher-1"))
-    teacher.post(reverse("lti_welcome"), {"choice": "new"})
+    picking = picker_launch(teacher.post(reverse("lti_welcome"), {"choice": "new"}))
     owner = LtiUser.objects.get(sub="teacher-1").auth_user
     private_deck = make_deck("Ines's private deck", owner=owner)
 
-    page = teacher.post(reverse("lti_deep_link"), {"kind": "set", "set": library_set.pk}).content.decode()
+    page = teacher.post(reverse("lti_deep_link"), {"launch": picking, "kind": "set", "set": library_set.pk}).content.decode()
     platform.tool_jwks = Key.objects.as_jwks()
     action = re.search(r'action="([^"]+)" data-submit-on-load', page)[1].replace("&amp;", "&")
     requests.post(action, data={"JWT": re.search(r'name="JWT" value="([^"]+)"', page)[1]}, timeout=10)
@@ -380,10 +391,10 @@ def deep_linked_assignment(platform, registration):
 
     teacher = Client()
     launch(teacher, platform, registration, platform.deep_linking_claims(user_id="teacher-1"))
-    teacher.post(reverse("lti_welcome"), {"choice": "new"})
+    picking = picker_launch(teacher.post(reverse("lti_welcome"), {"choice": "new"}))
     owner = LtiUser.objects.get(sub="teacher-1").auth_user
     pool = make_pool(owner, make_question_set_for_pool())
-    page = teacher.post(reverse("lti_deep_link"), {
+    page = teacher.post(reverse("lti_deep_link"), {"launch": picking,
         "kind": "assignment", "pool": pool.pk, "title": "Ports", "opens_at": "2026-01-01T09:00",
         "due_at": "2099-01-01T09:00", "grading": "best", "feedback_timing": "immediate",
     }).content.decode()

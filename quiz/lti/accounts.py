@@ -17,8 +17,15 @@ class AlreadyLinked(Exception):
     """The account is linked to another user of the same platform."""
 
 
+class StaffAccount(Exception):
+    """A staff account: never signed in to by an LMS (an LMS administrator "acting as" a user
+    would get the site's admin without its password)."""
+
+
 def linked_account(lti_user):
-    return lti_user.auth_user if lti_user.auth_user_id and lti_user.auth_user.is_active else None
+    """The account linked to `lti_user`, or None. An account the administrator switched off is
+    still linked: the launch refuses it (quiz.views.lti) rather than make another."""
+    return lti_user.auth_user if lti_user.auth_user_id else None
 
 
 def new_account(lti_user):
@@ -42,6 +49,8 @@ def link_account(lti_user, account):
     """Link `lti_user` to the existing `account` (whose owner just signed in to it). Raises
     AlreadyLinked when the account is another user's of this platform; a user already linked
     keeps their link."""
+    if account.is_staff or account.is_superuser:
+        raise StaffAccount
     with transaction.atomic():
         locked = LtiUser.objects.select_for_update().get(pk=lti_user.pk)
         if existing := linked_account(locked):

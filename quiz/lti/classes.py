@@ -17,6 +17,26 @@ TEACHING_ROLES = {ContextRole.INSTRUCTOR.value, ContextRole.CONTENT_DEVELOPER.va
 MAX_NAME = Classroom._meta.get_field("name").max_length
 
 
+LEARNER_ROLE = ContextRole.LEARNER.value
+LEARNER_SUB_ROLES = "http://purl.imsglobal.org/vocab/lis/v2/membership/Learner#"
+
+
+def course_id(context_claim):
+    """The course's id on its platform from a launch's context claim, or "" when the launch names
+    none (the claim is optional in LTI; without it there is no course to be a class)."""
+    value = context_claim.get("id") if isinstance(context_claim, dict) else None
+    return value if isinstance(value, str) else ""
+
+
+def learns(roles_claim):
+    """Whether the launch's roles claim makes its user a learner of the course (the Learner
+    context role, or one of its sub-roles). A mentor, an observer, an administrator of the whole
+    LMS with no course role: not learners, so never enrolled, graded or sent scores for."""
+    roles = roles_claim if isinstance(roles_claim, list) else []
+    return any(isinstance(role, str) and (normalize_role(role) == LEARNER_ROLE or role.startswith(LEARNER_SUB_ROLES))
+               for role in roles)
+
+
 def teaches(roles_claim):
     """Whether the launch's roles claim (a list of role URIs or short names) says its user runs
     the course. A sub-role (a teaching assistant, `.../Instructor#TeachingAssistant`) does not."""
@@ -28,19 +48,24 @@ def teaches(roles_claim):
 class Arrival:
     """Where a launch leads: `classroom` (or None) and how the account stands in it: "owner",
     "learner", "another instructor's" (the course's class is run by the instructor who first
-    launched), "not set up" (no instructor launched yet) or "archived"."""
+    launched), "not set up" (no instructor launched yet), "archived", or "no role" (neither a
+    learner's nor an instructor's role in the course: not enrolled)."""
 
     classroom: Classroom | None
     standing: str
 
 
-def enter_course(account, context, *, teaching):
+def enter_course(account, context, *, teaching, learning=True):
     """The Arrival of `account` launching from the course `context` (django-lti's LtiContext)."""
     with transaction.atomic():
         LtiContext.objects.select_for_update().filter(pk=context.pk).first()  # one first launch makes the class
         link = LtiClass.objects.select_related("classroom").filter(context=context).first()
         if teaching:
             return _enter_as_instructor(account, context, link)
+        if link is not None and link.classroom.owner_id == account.pk:
+            return Arrival(link.classroom, "owner")  # its instructor, launching once as a learner
+        if not learning:
+            return Arrival(None, "no role")
         if link is None:
             return Arrival(None, "not set up")
         if link.classroom.archived_at:

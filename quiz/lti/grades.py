@@ -9,6 +9,7 @@ an exclusion, an override, an attempt closed at its deadline) and sends what wai
 """
 
 import logging
+import re
 from collections import defaultdict
 
 import requests
@@ -40,7 +41,9 @@ def record_line_item(assignment, ags_claim):
         return None
     if not isinstance(scopes, list) or SCORE_SCOPE not in scopes:
         return None
-    link, _ = LtiGradeLink.objects.update_or_create(assignment=assignment, defaults={"line_item_url": url})
+    # The first link launched keeps the column: a copy of the activity in the LMS (another link
+    # naming the same assignment) must not move the scores to its own column.
+    link, _ = LtiGradeLink.objects.get_or_create(assignment=assignment, defaults={"line_item_url": url})
     return link
 
 
@@ -103,7 +106,10 @@ def _identities(assignment):
 def send_waiting(*, assignments=None, learner=None, now=None):
     """Post every waiting score (of `assignments`, of `learner`) to its LMS: (sent, failed)."""
     now = now or timezone.now()
-    waiting = GradeSend.objects.filter(version__gt=F("sent_version"), assignment__lti_grades__isnull=False)
+    # A score the LMS keeps refusing is given up after GradeSend.MAX_TRIES (its error stays on the page);
+    # those that failed least go first, so one that always fails never holds the others back.
+    waiting = GradeSend.objects.filter(version__gt=F("sent_version"), tries__lt=GradeSend.MAX_TRIES,
+                                       assignment__lti_grades__isnull=False)
     if assignments is not None:
         waiting = waiting.filter(assignment__in=assignments)
     if learner is not None:
@@ -111,13 +117,21 @@ def send_waiting(*, assignments=None, learner=None, now=None):
     waiting = waiting.select_related("assignment__lti_grades",
                                      "assignment__classroom__lti_course__context__deployment__registration")
     sent = failed = 0
-    services = {}
-    for send in waiting.order_by("pk")[:BATCH]:
+    services, unreachable = {}, set()
+    for send in waiting.order_by("tries", "pk")[:BATCH]:
+        course = getattr(send.assignment.classroom, "lti_course", None)  # None: the class left its LMS course
+        registration_id = course.context.deployment.registration_id if course else None
         try:
+            if course is None:
+                raise ValueError("the class is no LMS course's any more")
+            if registration_id in unreachable:
+                raise requests.ConnectionError("the LMS did not answer a moment ago")
             _post(send, services)
         except (LtiException, requests.RequestException, ValueError, KeyError) as error:
             failed += 1
-            GradeSend.objects.filter(pk=send.pk).update(tries=F("tries") + 1, last_error=str(error)[:300])
+            if isinstance(error, (requests.ConnectionError, requests.Timeout)):
+                unreachable.add(registration_id)  # one wait for a hung LMS, not one per learner
+            GradeSend.objects.filter(pk=send.pk).update(tries=F("tries") + 1, last_error=_said(error))
             log.warning("grade not sent", extra={"event": "lti_grade_failed", "assignment": send.assignment_id,
                                                  "learner": send.learner_id, "error": str(error)[:300]})
             continue
@@ -126,6 +140,15 @@ def send_waiting(*, assignments=None, learner=None, now=None):
         GradeSend.objects.filter(pk=send.pk, sent_version__lt=send.version).update(
             sent_version=send.version, sent_at=now, tries=0, last_error="")
     return sent, failed
+
+
+def _said(error):
+    """What the page shows of a failed call: its kind and the LMS's status, never the body of
+    its answer (a platform could aim a line item URL at an address it should not read)."""
+    status = getattr(getattr(error, "response", None), "status_code", None)
+    if status is None and (found := re.search(r"\b([45]\d\d)\b", str(error))):
+        status = found[1]
+    return f"{type(error).__name__}" + (f" (HTTP {status})" if status else "")
 
 
 def _post(send, services):
@@ -169,7 +192,8 @@ def grades_changed(sender=None, *, assignment_id, learner_id=None, **kwargs):
     try:
         learner = None if learner_id is None else _account(learner_id)
         queue_scores(assignments=[assignment_id], learner=learner)
-        send_waiting(assignments=[assignment_id], learner=learner)
+        if learner is not None:  # one learner's score now; a whole class's goes with the catch-up timer
+            send_waiting(assignments=[assignment_id], learner=learner)
     except Exception:  # noqa: BLE001 — a grade call must never break the learner's page
         log.exception("grades not queued", extra={"event": "lti_grade_failed", "assignment": assignment_id})
 
@@ -181,7 +205,7 @@ def catch_up_grades(*, now=None):
     while True:
         batch_sent, batch_failed = send_waiting(now=now)
         sent, failed = sent + batch_sent, failed + batch_failed
-        if batch_sent + batch_failed < BATCH or batch_sent == 0:
+        if batch_sent + batch_failed < BATCH or batch_sent == 0:  # the failed ones are retried next run
             return sent, failed
 
 

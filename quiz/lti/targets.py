@@ -55,7 +55,8 @@ def lms_dates(custom):
 
 
 def _id(value):
-    return int(value) if isinstance(value, str) and value.isdigit() and len(value) < 12 else None
+    # isdigit() alone also says yes to "²" (which int() refuses): ASCII digits only.
+    return int(value) if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 12 else None
 
 
 def _moment(value):
@@ -65,4 +66,5 @@ def _moment(value):
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
-    return moment if moment.tzinfo else None
+    # An instant every database stores (year 1 at +01:00 is before year 1 in UTC: it overflows).
+    return moment if moment.tzinfo and 1970 <= moment.year <= 9000 else None

@@ -68,6 +68,12 @@ class GradeSend(models.Model):
     def __str__(self):
         return f"{self.learner} on {self.assignment_id}: {self.score}"
 
+    MAX_TRIES = 20  # failed calls before the catch-up timer gives up (an hour and more of runs)
+
     @property
     def waiting(self):
         return self.version > self.sent_version
+
+    @property
+    def given_up(self):
+        return self.waiting and self.tries >= self.MAX_TRIES

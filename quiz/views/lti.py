@@ -26,8 +26,8 @@ from pylti1p3.exception import LtiException, OIDCException
 
 from quiz.forms import AssignmentForm
 from quiz.lib.content_version import content_changed
-from quiz.lti.accounts import AlreadyLinked, link_account, linked_account, new_account
-from quiz.lti.classes import enter_course, platform_origins, teaches
+from quiz.lti.accounts import AlreadyLinked, StaffAccount, link_account, linked_account, new_account
+from quiz.lti.classes import course_id, enter_course, learns, platform_origins, teaches
 from quiz.lti.deep_linking import assignment_link, practice_choices, practice_link
 from quiz.lti.deep_linking import response as deep_link_response
 from quiz.lti.grades import AGS_CLAIM, record_line_item
@@ -36,12 +36,15 @@ from quiz.lti.registration import registration_link
 from quiz.lti.roster import sync_roster_quietly
 from quiz.lti.targets import follow_lms_dates, linked_assignment, target_url
 from quiz.models import Classroom
-from quiz.security import client_address
+from quiz.security import address_over_failure_limit, client_address
+from quiz.views.accounts import rate_limited
 
 log = logging.getLogger("quiz.security")
 BACKEND = "django.contrib.auth.backends.ModelBackend"
 WELCOME = "lti_welcome"  # the session's first launch waiting for the learner's choice of account
-DEEP_LINK = "lti_deep_link"  # the deep-linking launch waiting for the instructor's choice
+DEEP_LINK = "lti_deep_link"  # {deep-linking launch id: class}: the pickers open in this session
+MAX_PICKERS = 5
+WELCOME_SECONDS = 15 * 60
 CUSTOM = "https://purl.imsglobal.org/spec/lti/claim/custom"
 # What an OIDC login initiation carries (LTI 1.3 core, 5.1.1), passed on to the new window.
 LOGIN_FIELDS = ("iss", "login_hint", "target_link_uri", "lti_message_hint", "lti_deployment_id", "client_id")
@@ -86,22 +89,34 @@ def launch(request):
         lti_launch = validated_launch(request)
         if not (lti_launch.is_resource_launch or lti_launch.is_deep_link_launch):
             raise LtiException("this kind of launch is not supported yet")
+        if not course_id(lti_launch.context_claim):
+            raise LtiException("the launch names no course (its context claim), and a class here is a course's")
         if lti_launch.is_deep_link_launch and not teaches(lti_launch.roles_claim):
             raise LtiException("only the course's instructors add activities from this tool")
         with transaction.atomic():
             use_nonce(lti_launch)
             sync_data_from_launch(lti_launch)
-    except (LtiException, KeyError, TypeError, ValueError) as error:
-        # KeyError...: a claim of the wrong shape, which pylti1p3 lets through to django-lti.
-        return _refused(request, str(error) if isinstance(error, LtiException) else "the launch's claims do not read")
-    arriving = {
-        "lti_user": lti_launch.user.pk, "context": lti_launch.context.pk,
-        "teaching": teaches(lti_launch.roles_claim), "platform": lti_launch.registration.name,
-        "custom": lti_launch.get_claim(CUSTOM) if lti_launch.is_resource_launch else None,
-        "ags": lti_launch.get_claim(AGS_CLAIM) if lti_launch.is_resource_launch else None,
-        "deep_link": lti_launch.get_launch_id() if lti_launch.is_deep_link_launch else None,
-    }
-    if account := linked_account(lti_launch.user):
+        arriving = {
+            "lti_user": lti_launch.user.pk, "context": lti_launch.context.pk,
+            "teaching": teaches(lti_launch.roles_claim), "learning": learns(lti_launch.roles_claim),
+            "platform": lti_launch.registration.name,
+            "custom": lti_launch.get_claim(CUSTOM) if lti_launch.is_resource_launch else None,
+            "ags": lti_launch.get_claim(AGS_CLAIM) if lti_launch.is_resource_launch else None,
+            "deep_link": lti_launch.get_launch_id() if lti_launch.is_deep_link_launch else None,
+            "at": timezone.now().timestamp(),
+        }
+    except LtiException as error:
+        return _refused(request, str(error))
+    except Exception as error:  # noqa: BLE001
+        # A signed claim of another shape than the specification's (a list for an object, a
+        # value longer than its column...) reaches pylti1p3's or django-lti's code as it is: the
+        # launch is refused, written nowhere (the transaction), never a server error.
+        log.warning("lti launch unreadable", extra={"event": "lti_refused", "reason": type(error).__name__})
+        return _refused(request, "the launch's claims do not read as the LTI specification writes them")
+    lti_user = LtiUser.objects.select_related("auth_user").get(pk=arriving["lti_user"])
+    if lti_user.auth_user_id and not lti_user.auth_user.is_active:
+        return _refused(request, "the account this course signs you in to was switched off by the site's administrator")
+    if account := linked_account(lti_user):
         return _arrive(request, account, arriving)
     request.session[WELCOME] = arriving
     return redirect("lti_welcome")
@@ -109,12 +124,21 @@ def launch(request):
 
 @require_http_methods(["GET", "POST"])
 def welcome(request):
-    """A first launch: a new account, or the learner's existing one, linked by signing in."""
+    """A first launch: a new account, or the learner's existing one, linked by signing in. The
+    choice waits a quarter of an hour, and only for the browser that launched while nobody else
+    signed in to it since."""
     arriving = request.session.get(WELCOME)
-    if not arriving:
+    if not arriving or timezone.now().timestamp() - arriving.get("at", 0) > WELCOME_SECONDS:
+        request.session.pop(WELCOME, None)
         return _refused(request, "no launch is waiting here: start it again from the course")
+    if request.user.is_authenticated:  # someone signed in to this browser after the launch
+        request.session.pop(WELCOME, None)
+        return _refused(request, "someone signed in here since the launch: start it again from the course")
     lti_user = LtiUser.objects.get(pk=arriving["lti_user"])
-    form = AuthenticationForm(request, data=request.POST if request.POST.get("choice") == "link" else None)
+    linking = request.method == "POST" and request.POST.get("choice") == "link"
+    if linking and address_over_failure_limit(request):
+        return rate_limited(request, "Logging in from this network")
+    form = AuthenticationForm(request, data=request.POST if linking else None)
     form.fields["username"].widget.attrs.pop("autofocus", None)  # the first choice is a new account
     if request.method == "POST" and request.POST.get("choice") == "new":
         return _arrive(request, new_account(lti_user), arriving)
@@ -123,6 +147,8 @@ def welcome(request):
             account = link_account(lti_user, form.get_user())
         except AlreadyLinked:
             form.add_error(None, f"This account is already linked to another user of {arriving['platform']}.")
+        except StaffAccount:
+            form.add_error(None, "A staff account cannot be linked to a course: use a learner's or instructor's account.")
         else:
             return _arrive(request, account, arriving)
     context = {"form": form, "platform": arriving["platform"], "lti_user": lti_user}
@@ -132,15 +158,23 @@ def welcome(request):
 def _arrive(request, account, arriving):
     request.session.pop(WELCOME, None)
     login(request, account, backend=BACKEND)
-    arrival = enter_course(account, LtiContext.objects.get(pk=arriving["context"]), teaching=arriving["teaching"])
+    context = LtiContext.objects.get(pk=arriving["context"])
+    arrival = enter_course(account, context, teaching=arriving["teaching"], learning=arriving.get("learning", True))
     classroom = arrival.classroom
     if arrival.standing == "owner":
         sync_roster_quietly(classroom)  # outside any transaction: no lock held while the LMS answers
     if arriving.get("deep_link") and arrival.standing == "owner":
-        request.session[DEEP_LINK] = {"launch": arriving["deep_link"], "classroom": classroom.pk}
-        return redirect("lti_deep_link")
+        if classroom.archived_at:
+            messages.error(request, f"{classroom.name} is archived: restore it before adding activities to it.")
+            return redirect(classroom)
+        pickers = request.session.get(DEEP_LINK) or {}
+        pickers = dict(list(pickers.items())[-(MAX_PICKERS - 1):])  # a few tabs, not every launch ever
+        pickers[arriving["deep_link"]] = classroom.pk
+        request.session[DEEP_LINK] = pickers
+        return redirect(f"{reverse('lti_deep_link')}?{urlencode({'launch': arriving['deep_link']})}")
     if classroom is not None and arrival.standing in ("owner", "learner"):
-        follow_lms_dates(classroom, arriving.get("custom"))
+        if arrival.standing == "owner":  # the LMS's dates, as its instructor sees them (not a learner's extension)
+            follow_lms_dates(classroom, arriving.get("custom"))
         if assignment := linked_assignment(classroom, arriving.get("custom")):
             record_line_item(assignment, arriving.get("ags"))
         if target := target_url(arriving.get("custom"), account, classroom, teaching=arrival.standing == "owner"):
@@ -155,6 +189,9 @@ def _arrive(request, account, arriving):
                       "from the course: ask them to hand it over if it should be yours.")
     elif arrival.standing == "archived":
         messages.info(request, f"{classroom.name} has been archived by its instructor.")
+    elif arrival.standing == "no role":
+        messages.info(request, "Your role in the course is neither a learner's nor an instructor's: you are signed "
+                      "in, but not in its class.")
     else:
         messages.info(request, "Your course's instructor has not opened it here yet: your class appears once they do.")
     return redirect("home")
@@ -163,9 +200,11 @@ def _arrive(request, account, arriving):
 @require_http_methods(["GET", "POST"])
 @login_required
 def deep_link(request):
-    """The LMS's picker: what the new activity opens here (quiz.lti.deep_linking)."""
-    picking = request.session.get(DEEP_LINK) or {}
-    classroom = Classroom.objects.filter(pk=picking.get("classroom"), owner=request.user).first()
+    """The LMS's picker: what the new activity opens here (quiz.lti.deep_linking). Each picker
+    names its launch, so two tabs of two courses each add to their own."""
+    launch_id = request.POST.get("launch") or request.GET.get("launch") or ""
+    classroom_id = (request.session.get(DEEP_LINK) or {}).get(launch_id)
+    classroom = Classroom.objects.filter(pk=classroom_id, owner=request.user, archived_at=None).first()
     if classroom is None:
         return _refused(request, "no activity is being added here: start again from the course")
     kind = request.POST.get("kind")
@@ -173,32 +212,37 @@ def deep_link(request):
                           initial=AssignmentForm.default_dates(timezone.now()))
     sets, decks = practice_choices(request.user)
     launch_url = request.build_absolute_uri(reverse("lti_launch"))
-    resource = None
-    if kind == "assignment" and form.is_valid():
-        assignment = form.save(commit=False)
-        assignment.classroom = classroom
-        assignment.save()
-        content_changed()
-        resource = assignment_link(assignment, launch_url)
-    elif kind in ("set", "deck"):
-        chosen = next((item for item in (sets if kind == "set" else decks) if str(item.pk) == request.POST.get(kind)), None)
-        resource = practice_link(kind, chosen, launch_url) if chosen else None
+    try:
+        with transaction.atomic():  # an assignment is made only if the LMS gets its link
+            resource = None
+            if kind == "assignment" and form.is_valid():
+                assignment = form.save(commit=False)
+                assignment.classroom = classroom
+                assignment.save()
+                content_changed()
+                resource = assignment_link(assignment, launch_url)
+            elif kind in ("set", "deck"):
+                chosen = next((item for item in (sets if kind == "set" else decks)
+                               if str(item.pk) == request.POST.get(kind)), None)
+                resource = practice_link(kind, chosen, launch_url) if chosen else None
+            if resource is not None:
+                return_url, jwt = deep_link_response(request, launch_id, [resource])
+    except (LtiException, KeyError, TypeError, AttributeError):  # the stored launch expired (a day) or was evicted
+        return _refused(request, "the course's request to add an activity expired: start again from the course")
     if resource is not None:
-        return _deep_link_return(request, picking["launch"], resource)
-    context = {"classroom": classroom, "form": form, "sets": sets, "decks": decks,
+        pickers = request.session.get(DEEP_LINK) or {}
+        pickers.pop(launch_id, None)
+        request.session[DEEP_LINK] = pickers
+        return _deep_link_return(request, return_url, jwt, resource.get_title())
+    context = {"classroom": classroom, "form": form, "sets": sets, "decks": decks, "launch": launch_id,
                "problem": kind in ("set", "deck")}
     return render(request, "lti/deep_link.html", context, status=422 if form.errors or kind in ("set", "deck") else 200)
 
 
-def _deep_link_return(request, launch_id, resource):
+def _deep_link_return(request, return_url, jwt, title):
     """The signed answer to the LMS, posted back by the browser (by itself, or with the button)."""
-    try:
-        return_url, jwt = deep_link_response(request, launch_id, [resource])
-    except (LtiException, KeyError, TypeError) as error:  # the stored launch expired (a day)
-        return _refused(request, str(error) if isinstance(error, LtiException) else "the course's request expired")
-    request.session.pop(DEEP_LINK, None)
     origin = "{0.scheme}://{0.netloc}".format(urlsplit(return_url))
-    page = render(request, "lti/deep_link_return.html", {"return_url": return_url, "jwt": jwt, "title": resource.get_title()})
+    page = render(request, "lti/deep_link_return.html", {"return_url": return_url, "jwt": jwt, "title": title})
     return csp_update({"form-action": [origin]})(lambda request: page)(request)
 
 
