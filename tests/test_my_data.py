@@ -35,7 +35,7 @@ from tests.helpers import AUTH, answer_all, answer_at, logged_in, rate_item
 URL = reverse("download_my_data")
 FILES = [
     "README.txt", "account.json", "attempts.json", "reviews.json", "memory.json", "classes.json",
-    "schedule_fits.json", "study_days.json", "reminders_sent.json", "content.json",
+    "schedule_fits.json", "study_days.json", "reminders_sent.json", "lms.json", "content.json",
 ]
 
 
@@ -143,6 +143,7 @@ def test_an_empty_history_is_empty_arrays(learner_client):
                  "reminders_sent.json"):
         assert files[name] == [], name
     assert files["classes.json"] == {"classes": [], "assignment_overrides": []}
+    assert files["lms.json"] == {"identities": [], "grades_sent": []}
     assert files["content.json"] == {"question_sets": [], "decks": []}
 
 
@@ -407,6 +408,7 @@ def test_the_queries_do_not_grow_with_the_history(learner, learner_client, alice
         + 1  # the memory states
         + 2  # the classes joined, the overrides
         + 3  # the schedule fits, the study days, the reminders sent
+        + 2  # the LMS identities, the scores sent to LMSs
         + 4  # the learner's sets, with their questions, choices and topics
         + 3  # the learner's decks, with their cards and topics
     ):
@@ -414,3 +416,30 @@ def test_the_queries_do_not_grow_with_the_history(learner, learner_client, alice
 
     assert len(files["reviews.json"]) == reviews + 11 + 3 * (attempts - 1)  # each attempt rates three answers
     assert len(files["attempts.json"]) == attempts + 1  # and the assignment's
+
+
+def test_the_lms_identities_and_the_scores_sent_are_the_learners(learner, learner_client, other_learner):
+    from django.utils import timezone
+    from lti_tool.models import LtiRegistration, LtiUser
+
+    from quiz.models import GradeSend
+
+    platform = LtiRegistration.objects.create(name="Moodle", issuer="https://lms.example", client_id="tool",
+                                              auth_url="https://lms.example/a", token_url="https://lms.example/t",
+                                              keyset_url="https://lms.example/k")
+    mine = LtiUser.objects.create(registration=platform, sub="u-1", name="Alice A", email="a@lms.example",
+                                  auth_user=learner)
+    LtiUser.objects.create(registration=platform, sub="u-2", name="Bob", auth_user=other_learner)
+    teacher = make_instructor("teacher")
+    assignment = make_assignment(make_classroom(teacher, learners=[learner, other_learner]))
+    now = timezone.now()
+    GradeSend.objects.create(assignment=assignment, learner=learner, score=80, status="submitted", changed_at=now)
+    GradeSend.objects.create(assignment=assignment, learner=other_learner, score=10, status="submitted", changed_at=now)
+
+    lms = download(learner_client)["lms.json"]
+
+    assert [(row["platform"], row["user_id"], row["name"], row["email"]) for row in lms["identities"]] == [
+        ("Moodle", "u-1", "Alice A", "a@lms.example")]
+    assert lms["identities"][0]["id"] == mine.pk
+    assert [(row["assignment_title"], row["score"], row["sent_at"]) for row in lms["grades_sent"]] == [
+        (assignment.title, 80, None)]

@@ -20,6 +20,7 @@ import zipstream
 from django.db import connection, transaction
 from django.db.models import F, TextField
 from django.db.models.functions import Cast
+from lti_tool.models import LtiUser
 
 from quiz.accounts.devices import devices_of
 from quiz.content.export import export_entries
@@ -29,6 +30,7 @@ from quiz.models import (
     AttemptSlot,
     Deck,
     Enrollment,
+    GradeSend,
     MemoryState,
     QuestionSet,
     ReminderSent,
@@ -178,6 +180,10 @@ def archive(user, *, now, current_session_key=None):
         "schedule_fits.json": _json_array(_read(ScheduleFit.objects.filter(user=user), FIT_FIELDS)),
         "study_days.json": _json_array(_read(StudyDay.objects.filter(user=user), DAY_FIELDS)),
         "reminders_sent.json": _json_array(_read(ReminderSent.objects.filter(user=user), REMINDER_FIELDS)),
+        "lms.json": _json_object(
+            identities=_read(LtiUser.objects.filter(auth_user=user), LMS_FIELDS, LMS_JOINS),
+            grades_sent=_read(GradeSend.objects.filter(learner=user), GRADE_FIELDS, GRADE_JOINS),
+        ),
         "content.json": _json_object(
             question_sets=export_entries(QuestionSet.objects.owned_by(user).order_by("title", "pk")),
             decks=export_entries(Deck.objects.owned_by(user).order_by("title", "pk")),
@@ -221,6 +227,18 @@ def _read(queryset, fields, joins=None):
     return ({name: row[name] for name in fields} for row in rows)
 
 
+LMS_FIELDS = {
+    "id": "", "platform": "the LMS (Moodle, Canvas...) you launched the app from, as registered here",
+    "user_id": "your id at that LMS", "name": "your name as the LMS sent it", "email": "your email as the LMS sent it",
+    "linked_at": "when your account here was first linked to it",
+}
+LMS_JOINS = {"platform": "registration__name", "user_id": "sub", "linked_at": "datetime_created"}
+GRADE_FIELDS = {
+    "id": "", "assignment_id": "", "assignment_title": "", "score": "your counted score (0-100) as sent to the LMS",
+    "status": "your standing on the assignment", "changed_at": "when the score changed",
+    "sent_at": "when the LMS last took it (null: not yet)",
+}
+GRADE_JOINS = {"assignment_title": "assignment__title"}
 MEMORY_JOINS = {
     "question_key": "question__key", "question_set_title": "question__question_set__title",
     "card_key": "card__key", "deck_title": "card__deck__title",
@@ -422,6 +440,10 @@ README_FILES = {
     "schedule_fits.json": ("Each fit of the scheduler's parameters to your reviews.", [("each fit", FIT_FIELDS)]),
     "study_days.json": ("Your finished days of study, as the dashboard counts them.", [("each day", DAY_FIELDS)]),
     "reminders_sent.json": ("The reminder emails sent to you.", [("each email", REMINDER_FIELDS)]),
+    "lms.json": ("Your identities at the LMSs (Moodle, Canvas...) you launched the app from (\"identities\") "
+                 "and the scores sent to their gradebooks (\"grades_sent\").", [
+        ("each identity", LMS_FIELDS), ("each score", GRADE_FIELDS),
+    ]),
     "content.json": ("The question sets and decks you made, in the app's JSON format: the import page reads "
                      "this file back (docs/formats.md describes it).", []),
 }
