@@ -1,33 +1,21 @@
+# ruff: noqa: F811  (the fixture `platform` comes from tests.test_lti)
 """LTI launches in a real browser (Chromium) from the LTI platform the tests run on 127.0.0.1
 (tests/lti_platform.py): a learner's first launch, the first-launch page and the deep-linking
 picker at 320 and 1280 px, light and dark, and a launch inside the LMS's page."""
 
 import pytest
 from django.urls import reverse
-from lti_tool.models import Key, LtiDeployment, LtiRegistration
 from playwright.sync_api import expect
 
 from quiz.models import Classroom
-from tests.lti_platform import Platform
+from tests.test_lti import platform, register  # noqa: F401  (platform: the fixture)
 
 pytestmark = [pytest.mark.browser]
 
 
 @pytest.fixture
-def platform():
-    with Platform(name="Moodle of Testing") as platform:
-        yield platform
-
-
-@pytest.fixture
 def registration(transactional_db, platform):
-    Key.objects.generate()
-    registration = LtiRegistration.objects.create(
-        name="Moodle of Testing", issuer=platform.issuer, client_id=platform.client_id, auth_url=platform.auth_url,
-        token_url=platform.token_url, keyset_url=platform.keyset_url,
-    )
-    LtiDeployment.objects.create(registration=registration, deployment_id=platform.deployment_id, is_active=True)
-    return registration
+    return register(platform)
 
 
 def open_launch(page, live_server, platform, registration, claims, iframe=False):

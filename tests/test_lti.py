@@ -25,16 +25,21 @@ def platform():
         yield platform
 
 
-@pytest.fixture
-def registration(db, platform):
+def register(platform):
+    """The platform registered in the admin, with its deployment, as an administrator does, and
+    the tool's first key: the LtiRegistration."""
     Key.objects.generate()
     registration = LtiRegistration.objects.create(
-        name="Moodle of Testing", issuer=platform.issuer,
-        client_id=platform.client_id, auth_url=platform.auth_url, token_url=platform.token_url,
-        keyset_url=platform.keyset_url,
+        name="Moodle of Testing", issuer=platform.issuer, client_id=platform.client_id, auth_url=platform.auth_url,
+        token_url=platform.token_url, keyset_url=platform.keyset_url,
     )
     LtiDeployment.objects.create(registration=registration, deployment_id=platform.deployment_id, is_active=True)
     return registration
+
+
+@pytest.fixture
+def registration(db, platform):
+    return register(platform)
 
 
 def start_launch(client, platform, registration, claims):
