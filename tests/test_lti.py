@@ -412,6 +412,11 @@ def deep_linked_assignment(platform, registration):
 
 def test_a_learners_counted_score_goes_to_the_lms_gradebook_and_a_failed_call_is_sent_later(
         platform, registration, django_capture_on_commit_callbacks):
+    from datetime import timedelta
+
+    import time_machine
+    from django.utils import timezone
+
     from quiz.models import GradeSend
     from quiz.teaching import rules
     from tests.class_factories import take
@@ -440,6 +445,9 @@ def test_a_learners_counted_score_goes_to_the_lms_gradebook_and_a_failed_call_is
     page = teacher.get(reverse("assignment", args=[assignment.pk])).content.decode()
     assert "waiting (1 failed try:" in page
     call_command("catch_up", stdout=None)
+    assert [s["scoreGiven"] for s in platform.scores] == [67]  # not again at once: after its back-off
+    with time_machine.travel(timezone.now() + timedelta(minutes=3)):
+        call_command("catch_up", stdout=None)
     assert [s["scoreGiven"] for s in platform.scores] == [67, 100]
     send.refresh_from_db()
     assert not send.waiting and send.sent_at and send.tries == 0

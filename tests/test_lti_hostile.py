@@ -169,10 +169,18 @@ def test_scores_the_lms_keeps_refusing_never_hold_back_the_others(platform, regi
     for _ in range(3):  # three runs of the timer
         grades.catch_up_grades()
     assert sent == [GradeSend.objects.get(assignment=alive).pk]
-    # And one the LMS refuses for ever is given up, its error on the page, not retried every run.
-    GradeSend.objects.filter(assignment=dead).update(tries=GradeSend.MAX_TRIES)
+    # And one the LMS keeps refusing is tried ever more rarely, never dropped: not again at once, but
+    # after its back-off, still waiting.
+    from datetime import timedelta
+
+    def dead_sends():
+        return GradeSend.objects.filter(assignment=dead)
+
+    assert [(send.waiting, send.tries, send.retry_after > timezone.now()) for send in dead_sends()] == [(True, 1, True)] * 2
     assert grades.send_waiting() == (0, 0)
-    assert all(send.given_up for send in GradeSend.objects.filter(assignment=dead))
+    later = timezone.now() + timedelta(days=2)
+    assert grades.send_waiting(now=later) == (0, 2)
+    assert [(send.waiting, send.tries, send.retry_after > later) for send in dead_sends()] == [(True, 2, True)] * 2
 
 
 def test_welcome_link_respects_account_lockout(platform, registration):

@@ -13,7 +13,7 @@ import re
 from collections import defaultdict
 
 import requests
-from django.db.models import F
+from django.db.models import F, Q
 from django.dispatch import receiver
 from django.utils import timezone
 from lti_tool.models import LtiUser
@@ -106,9 +106,9 @@ def _identities(assignment):
 def send_waiting(*, assignments=None, learner=None, now=None):
     """Post every waiting score (of `assignments`, of `learner`) to its LMS: (sent, failed)."""
     now = now or timezone.now()
-    # A score the LMS keeps refusing is given up after GradeSend.MAX_TRIES (its error stays on the page);
+    # A score the LMS refused waits its back-off before the next try (its error stays on the page);
     # those that failed least go first, so one that always fails never holds the others back.
-    waiting = GradeSend.objects.filter(version__gt=F("sent_version"), tries__lt=GradeSend.MAX_TRIES,
+    waiting = GradeSend.objects.filter(Q(retry_after=None) | Q(retry_after__lte=now), version__gt=F("sent_version"),
                                        assignment__lti_grades__isnull=False)
     if assignments is not None:
         waiting = waiting.filter(assignment__in=assignments)
@@ -131,14 +131,15 @@ def send_waiting(*, assignments=None, learner=None, now=None):
             failed += 1
             if isinstance(error, (requests.ConnectionError, requests.Timeout)):
                 unreachable.add(registration_id)  # one wait for a hung LMS, not one per learner
-            GradeSend.objects.filter(pk=send.pk).update(tries=F("tries") + 1, last_error=_said(error))
+            GradeSend.objects.filter(pk=send.pk).update(tries=F("tries") + 1, last_error=_said(error),
+                                                        retry_after=now + GradeSend.back_off(send.tries + 1))
             log.warning("grade not sent", extra={"event": "lti_grade_failed", "assignment": send.assignment_id,
                                                  "learner": send.learner_id, "error": str(error)[:300]})
             continue
         sent += 1
         # Only the version that was sent: a newer score queued meanwhile stays waiting.
         GradeSend.objects.filter(pk=send.pk, sent_version__lt=send.version).update(
-            sent_version=send.version, sent_at=now, tries=0, last_error="")
+            sent_version=send.version, sent_at=now, tries=0, last_error="", retry_after=None)
     return sent, failed
 
 

@@ -2,6 +2,8 @@
 launches (lti_tool.LtiContext), becomes one Classroom, made by the first instructor who launches
 from it and owned by them."""
 
+from datetime import timedelta
+
 from django.db import models
 
 from .classes import Classroom
@@ -60,6 +62,7 @@ class GradeSend(models.Model):
     sent_version = models.PositiveIntegerField(default=0)
     sent_at = models.DateTimeField(null=True, blank=True)
     tries = models.PositiveSmallIntegerField(default=0)  # failed calls since the last success
+    retry_after = models.DateTimeField(null=True, blank=True)  # after a failure: not tried again before
     last_error = models.CharField(max_length=300, blank=True)
 
     class Meta:
@@ -68,12 +71,12 @@ class GradeSend(models.Model):
     def __str__(self):
         return f"{self.learner} on {self.assignment_id}: {self.score}"
 
-    MAX_TRIES = 20  # failed calls before the catch-up timer gives up (an hour and more of runs)
-
     @property
     def waiting(self):
         return self.version > self.sent_version
 
-    @property
-    def given_up(self):
-        return self.waiting and self.tries >= self.MAX_TRIES
+    @staticmethod
+    def back_off(tries):
+        """How long to wait after the `tries`-th failed call in a row: 2, 4, 8... minutes, at
+        most a day. A score the LMS keeps refusing is tried again, ever more rarely, never dropped."""
+        return timedelta(minutes=min(2 ** min(tries, 11), 24 * 60))
