@@ -8,6 +8,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from quiz.models import Classroom
+from tests.test_browser_every_page import axe_problems
 from tests.test_lti import platform, register  # noqa: F401  (platform: the fixture)
 
 pytestmark = [pytest.mark.browser]
@@ -39,6 +40,7 @@ def test_an_instructor_and_a_learner_launch_from_the_course_in_a_browser(browser
     page.get_by_role("button", name="Start with a new account").click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Add an activity to your course")
     expect(page.get_by_label("Question set")).to_contain_text("Subnetting drills")
+    assert axe_problems(page) == []
     page.screenshot(path=str(ARTIFACTS / "lti-deep-link-1280.png"), full_page=True)
     teacher.close()
 
@@ -49,6 +51,7 @@ def test_an_instructor_and_a_learner_launch_from_the_course_in_a_browser(browser
         open_launch(page, live_server, platform, registration, claims)
         expect(page.get_by_role("heading", level=1)).to_have_text("Welcome from Moodle of Testing")
         assert page.evaluate("document.documentElement.scrollWidth") <= width
+        assert axe_problems(page) == []
         page.screenshot(path=str(ARTIFACTS / f"lti-welcome-{width}-{scheme}.png"), full_page=True)
         page.get_by_role("button", name="Start with a new account").click()
         expect(page.get_by_text("You are in Course 1.")).to_be_visible()
@@ -67,6 +70,12 @@ def test_a_launch_inside_the_lms_page_offers_a_window_of_its_own(browser, live_s
     link = frame.get_by_test_id("lti-new-window")
     expect(link).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "lti-in-frame.png"))
+    refused = context.new_page()
+    refused.set_viewport_size({"width": 320, "height": 640})
+    refused.goto(live_server.url + reverse("lti_welcome"))  # no launch waiting: the refused page
+    expect(refused.get_by_test_id("lti-refused")).to_be_visible()
+    assert axe_problems(refused) == [] and refused.evaluate("document.documentElement.scrollWidth") <= 320
+    refused.close()
     with context.expect_page() as opened:
         link.click()
     window = opened.value

@@ -520,3 +520,28 @@ def test_a_launch_inside_the_lms_page_opens_in_a_new_window_framed_by_the_platfo
     # Any other page of the app is never framed.
     other = client.get(reverse("home"))
     assert other["X-Frame-Options"] == "DENY" and "frame-ancestors 'none'" in other["Content-Security-Policy"]
+
+
+def test_the_first_launch_page_and_the_picker_read_a_fixed_number_of_queries(platform, registration):
+    from tests.class_factories import make_pool
+    from tests.factories import make_deck, make_question_set
+    from tests.helpers import AUTH, count_queries
+
+    newcomer = Client()
+    launch(newcomer, platform, registration, learner_claims(platform))
+    # the launch's platform user (no session row: the anonymous session is read once)
+    assert count_queries(newcomer, reverse("lti_welcome"), ok=(200,)) == 2
+
+    teacher = Client()
+    launch(teacher, platform, registration, platform.deep_linking_claims(user_id="teacher-1"))
+    url = teacher.post(reverse("lti_welcome"), {"choice": "new"}).url
+    owner = LtiUser.objects.get(sub="teacher-1").auth_user
+    make_pool(owner, make_question_set_for_pool())
+    few = count_queries(teacher, url, ok=(200,))
+    for number in range(5):
+        make_question_set(f"Set {number}", questions=1)
+        make_deck(f"Deck {number}", cards=1)
+        make_pool(owner, make_question_set_for_pool(), title=f"Pool {number}")
+    # AUTH; the class; the form's pools (is there only one, to choose it; are there any; the options);
+    # the sets and decks offered
+    assert count_queries(teacher, url, ok=(200,)) == few == AUTH + 6

@@ -3,6 +3,7 @@ launch it posts, the first launch's choice of account, and the page an administr
 tool's URLs from. docs/lti.md tells how to register the tool in Moodle and in Canvas."""
 
 import logging
+from contextlib import nullcontext
 from urllib.parse import urlencode, urlsplit
 
 from csp.constants import NONE
@@ -212,9 +213,9 @@ def deep_link(request):
                           initial=AssignmentForm.default_dates(timezone.now()))
     sets, decks = practice_choices(request.user)
     launch_url = request.build_absolute_uri(reverse("lti_launch"))
+    resource = None
     try:
-        with transaction.atomic():  # an assignment is made only if the LMS gets its link
-            resource = None
+        with transaction.atomic() if kind else nullcontext():  # an assignment is made only if the LMS gets its link
             if kind == "assignment" and form.is_valid():
                 assignment = form.save(commit=False)
                 assignment.classroom = classroom
