@@ -4,11 +4,12 @@ join code). Roles are read from the launch's own claim each time, never from an 
 an LMS that made someone a learner since makes them a learner here."""
 
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from django.db import transaction
 from lti_tool.lti_core.constants import ContextRole
 from lti_tool.lti_core.utils import normalize_role
-from lti_tool.models import LtiContext
+from lti_tool.models import LtiContext, LtiRegistration
 
 from ..models import Classroom, LtiClass
 
@@ -91,10 +92,6 @@ def _enter_as_instructor(account, context, link):
 def platform_origins():
     """The origins (scheme://host[:port]) of every active registered platform's issuer and
     login URL: who may frame the tool's pages that an LMS shows in its own."""
-    from urllib.parse import urlsplit
-
-    from lti_tool.models import LtiRegistration
-
     origins = set()
     for urls in LtiRegistration.objects.active().values_list("issuer", "auth_url"):
         for url in urls:

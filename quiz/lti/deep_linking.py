@@ -11,12 +11,11 @@ only if the learner may see it. An assignment's link also asks the LMS for a gra
 LTI substitution variables that the LMS fills in at each launch.
 """
 
-from pylti1p3.contrib.django import DjangoCacheDataStorage, DjangoMessageLaunch
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.lineitem import LineItem
 
 from ..models import Deck, QuestionSet
-from .launches import RegisteredDeploymentsOnly
+from .launches import stored_launch
 
 # What the LMS puts in the link's custom parameters at each launch: the activity's dates there.
 DATE_VARIABLES = {"available": "$ResourceLink.available.startDateTime", "due": "$ResourceLink.submission.endDateTime"}
@@ -40,12 +39,6 @@ def assignment_link(assignment, launch_url):
 
 def practice_link(kind, container, launch_url):
     return DeepLinkResource().set_url(launch_url).set_title(container.title).set_custom_params({kind: str(container.pk)})
-
-
-def stored_launch(request, launch_id):
-    """The deep-linking launch `launch_id`, as pylti1p3 kept it when it was checked."""
-    return DjangoMessageLaunch.from_cache(launch_id, request, RegisteredDeploymentsOnly(),
-                                          launch_data_storage=DjangoCacheDataStorage())
 
 
 def response(request, launch_id, resources):

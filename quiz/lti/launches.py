@@ -21,6 +21,7 @@ from ..models import LtiNonce
 # kept this long, so a replay is always found.
 MAX_AGE = timedelta(hours=1)
 NONCES_KEPT = timedelta(days=1)
+LAUNCHES = DjangoCacheDataStorage  # where pylti1p3 keeps checked launches: the site's cache, shared by its servers
 
 
 class RegisteredDeploymentsOnly(DjangoToolConfig):
@@ -43,14 +44,18 @@ class RegisteredDeploymentsOnly(DjangoToolConfig):
 def validated_launch(request):
     """The LtiLaunch of the id_token `request` posts, checked; raises LtiException saying what
     is wrong. Writes nothing."""
-    message_launch = DjangoMessageLaunch(request, RegisteredDeploymentsOnly(),
-                                         launch_data_storage=DjangoCacheDataStorage())
+    message_launch = DjangoMessageLaunch(request, RegisteredDeploymentsOnly(), launch_data_storage=LAUNCHES())
     message_launch.validate()
     launch = LtiLaunch(message_launch)
     issued_at = launch.get_claim("iat")
     if not isinstance(issued_at, (int, float)) or issued_at < (timezone.now() - MAX_AGE).timestamp():
         raise LtiException("the launch is too old: start it again from the course")
     return launch
+
+
+def stored_launch(request, launch_id):
+    """The launch `launch_id`, as pylti1p3 kept it when validated_launch checked it (a day)."""
+    return DjangoMessageLaunch.from_cache(launch_id, request, RegisteredDeploymentsOnly(), launch_data_storage=LAUNCHES())
 
 
 def use_nonce(launch, *, now=None):
