@@ -22,7 +22,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from lti_tool.models import Key, LtiContext, LtiRegistration, LtiUser
 from lti_tool.utils import DjangoToolConfig, sync_data_from_launch
-from pylti1p3.contrib.django import DjangoCacheDataStorage, DjangoOIDCLogin
+from pylti1p3.contrib.django import DjangoOIDCLogin
 from pylti1p3.exception import LtiException, OIDCException
 
 from quiz.forms import AssignmentForm
@@ -32,7 +32,7 @@ from quiz.lti.classes import course_id, enter_course, learns, platform_origins, 
 from quiz.lti.deep_linking import assignment_link, practice_choices, practice_link
 from quiz.lti.deep_linking import response as deep_link_response
 from quiz.lti.grades import AGS_CLAIM, record_line_item
-from quiz.lti.launches import use_nonce, validated_launch
+from quiz.lti.launches import LAUNCHES, use_nonce, validated_launch
 from quiz.lti.registration import registration_link
 from quiz.lti.roster import sync_roster_quietly
 from quiz.lti.targets import follow_lms_dates, linked_assignment, target_url
@@ -62,7 +62,7 @@ def login_initiation(request, registration_uuid):
     if request.headers.get("Sec-Fetch-Dest") == "iframe":
         return _open_in_new_window(request, registration_uuid, params)
     oidc_login = DjangoOIDCLogin(request, DjangoToolConfig(registration_uuid),
-                                 launch_data_storage=DjangoCacheDataStorage())
+                                 launch_data_storage=LAUNCHES())
     try:
         return oidc_login.redirect(request.build_absolute_uri(reverse("lti_launch")))
     except (LtiException, OIDCException) as error:
